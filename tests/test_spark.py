@@ -240,8 +240,6 @@ def test_k_labels_are_the_in_memory_bits(spark):
         assert same(a[k], b[k]), k
     assert a.params["backend"] == "spark" and a.params["rows"] == b.params["rows"] == n
     assert a.slices.frame().equals(b.slices.frame())
-    with pytest.raises(InvalidParameterError, match="^weighted K labels over all cases on a Spark"):
-        perfeval.spark.evaluate(sdf, **kw, weight="w")
     with pytest.raises(InvalidParameterError, match=r"^column 'p_z' is not in the Spark DataFrame"):
         perfeval.spark.evaluate(sdf, target=["is_a", "is_b"], score=["p_a", "p_z"])
 
@@ -279,6 +277,38 @@ def test_k_classes_and_k_labels_per_group_are_the_in_memory_bits(spark, weight):
                 np.testing.assert_array_equal(a.results[k].per_group, b.results[k].per_group, err_msg=k)
         np.testing.assert_array_equal(a.groups, b.groups)
         assert a.groups.dtype == np.int64 and a.params["backend"] == "spark"
+        assert a.params["rows"] == b.params["rows"] == n
+
+
+def test_weighted_k_classes_and_k_labels_over_all_rows_are_the_in_memory_bits(spark):
+    """Weighted K classes and K labels over all rows, any weights: the partitions folded one after the
+    other in their order on the driver, each sum in the rows' order: memory's bits on the frame's rows
+    (``createDataFrame`` of a pandas frame keeps its order over its partitions).
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(16)
+    n = 2000
+    pdf = pd.DataFrame(
+        {
+            "y": np.array(["cat", "dog", "bird"])[rng.integers(0, 3, n)],
+            **{k: np.round(rng.random(n), 2) for k in ("cat", "dog", "bird")},
+            **{f"is_{k}": rng.integers(0, 2, n) for k in "ab"},
+            "w": rng.random(n) * (rng.random(n) < 0.9),  # any weights, some 0
+        }
+    )
+    sdf = spark.createDataFrame(pdf)
+    assert sdf.rdd.getNumPartitions() > 1
+    for kw in (
+        {"target": "y", "score": ["cat", "dog", "bird"]},
+        {"target": ["is_a", "is_b"], "score": ["cat", "dog"]},
+    ):
+        a = perfeval.spark.evaluate(sdf, **kw, weight="w")
+        b = perfeval.evaluate(pdf, **kw, weight="w")
+        assert list(a.results) == list(b.results) and a.results
+        for k in b.results:
+            assert same(a[k], b[k]), k
+        assert a.params["weighted"] and a.params["backend"] == "spark"
         assert a.params["rows"] == b.params["rows"] == n
 
 

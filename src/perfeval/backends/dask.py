@@ -1933,6 +1933,7 @@ regression_frame = _regression_frame
 regression_merge = _regression_merge
 regression_group_values = _regression_group_values
 class_summary = _class_summary
+class_fold = _class_fold
 labels_asked = _labels_asked
 class_group_values = _class_group_values
 label_group_values = _label_group_values

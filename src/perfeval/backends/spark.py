@@ -154,6 +154,29 @@ def _collected(frame: Any, job: Any, ids: tuple[str, ...] = (), fail_once: tuple
     return [out[1] for _part, out in got]
 
 
+def _itself(pdf: Any) -> Any:
+    return pdf
+
+
+def _folded(frame: Any, fold: Any, state: Any) -> Any:
+    """``state`` with every partition's rows folded in, partition after partition in their order
+    (``fold(state, rows)``, on the driver): the partitions come one at a time (``toLocalIterator``),
+    so the driver holds one partition's rows at once.  For sums that must follow the rows' order (a
+    weighted K classes' or K labels' summary: memory's bits).
+    """
+    from perfeval import exceptions
+
+    run = functools.partial(_on_partition, job=_itself)
+    with warnings.catch_warnings():  # pyspark's own note on pandas versions: not the user's concern
+        warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support.*")
+        for row in frame.mapInArrow(run, _PARTS).toLocalIterator(prefetchPartitions=False):
+            out = pickle.loads(row["blob"])
+            if out[0] == "error":
+                raise getattr(exceptions, out[1], InvalidDataError)(out[2])
+            state = fold(state, out[1])
+    return state
+
+
 def _tree(parts: list, merge: Any, split_every: int = 8) -> Any:
     """The parts merged ``split_every`` at a time, level by level, in order (Dask's tree)."""
     level = parts
@@ -211,9 +234,9 @@ def evaluate_spark(
     measures (``group=``): the rows repartitioned by group (``partitions`` partitions, else Spark's
     ``spark.sql.shuffle.partitions``), each partition's whole groups finished where they lie.  A
     regression target (a regression measure named, or ``task="regression"``): exact sums a partition.
-    K classes (``score=[...]``, one column a class; unweighted, not per group): a ClassSummary a
-    partition, merged in partition order; K labels (``target=[...]``, ``score=[...]``, one column a
-    label each; unweighted, not per group): a LabelSummary a partition, alike.  Slices
+    K classes (``score=[...]``, one column a class) and K labels (``target=[...]``, ``score=[...]``,
+    one column a label each): unweighted, a ClassSummary (LabelSummary) a partition, merged in
+    partition order; weighted, folded partition after partition on the driver; per group, as above.  Slices
     (``by=[...]``, ``intersections``, ``min_size``, ``missing`` as :func:`perfeval.evaluate` takes
     them): ``report.slices``, memory's bits; unweighted binary measures over all rows, each
     partition's summary of each combination of its slice keys (in the same pass); anything else,
@@ -516,8 +539,10 @@ def _regression(
 def _classes(
     df, target, score, group, weight, measures, threshold, pos_label, classes, split_every, partitions
 ):
-    """K classes (a score column a class), unweighted and over all cases: a ClassSummary a partition,
-    merged in partition order, finished by the in-memory engine (Dask's functions).
+    """K classes (a score column a class), finished by the in-memory engine (Dask's functions).
+    Unweighted over all cases: a ClassSummary a partition, merged in partition order; weighted: the
+    partitions folded into one summary one after the other in their order, on the driver
+    (:func:`_folded`); per group: :func:`_k_grouped`.
     """
     from perfeval.backends.dask import class_summary, classes_report, merge_classes
     from perfeval.engine.classes import class_specs
@@ -527,11 +552,6 @@ def _classes(
     if len(score) < 2:
         raise InvalidParameterError("`score=` of K classes names K >= 2 columns, one a class")
     _columns(df, [target, *score, group, weight])
-    if group is None and weight is not None:
-        raise InvalidParameterError(
-            "weighted K classes over all cases on a Spark DataFrame: not yet (per group they are; or "
-            "evaluate them on Dask or in memory)"
-        )
     if pos_label is not None:
         raise InvalidParameterError(
             "pos_label= does not apply to K classes (one score column a class): each class is already "
@@ -551,10 +571,17 @@ def _classes(
         cols = [target, *score, group, weight]
         args = (target, score, group, weight, specs, found, how)
         return _k_grouped(df, cols, group, class_group_values, args, found, how, weight, partitions, {})
-    job = functools.partial(class_summary, target=target, score=score, weight=None, classes=found)
-    parts = _collected(df.select(*dict.fromkeys([target, *score])), job)
-    summary, rows = _tree(parts, merge_classes, split_every) if parts else (ClassSummary.empty(found), 0)
-    report = classes_report(specs, summary, rows, found, how, threshold, False)
+    start = (ClassSummary.empty(found), 0)
+    if weight is not None:  # each cell's weights added in row order: partition after partition
+        from perfeval.backends.dask import class_fold
+
+        fold = functools.partial(class_fold, target=target, score=score, weight=weight, classes=found)
+        summary, rows = _folded(df.select(*dict.fromkeys([target, *score, weight])), fold, start)
+    else:
+        job = functools.partial(class_summary, target=target, score=score, weight=None, classes=found)
+        parts = _collected(df.select(*dict.fromkeys([target, *score])), job)
+        summary, rows = _tree(parts, merge_classes, split_every) if parts else start
+    report = classes_report(specs, summary, rows, found, how, threshold, weight is not None)
     report.params["backend"] = "spark"
     return report
 
@@ -610,9 +637,10 @@ def _k_grouped(df, cols, group, values, args, found, how, weight, partitions, ex
 def _labels(
     df, target, score, group, weight, measures, threshold, pos_label, labels, split_every, partitions
 ):
-    """K labels (a 0/1 target column a label, as many score columns), unweighted and over all cases:
-    a LabelSummary a partition (every sum a whole number), merged in partition order, finished by the
-    in-memory engine (Dask's functions).
+    """K labels (a 0/1 target column a label, as many score columns), finished by the in-memory
+    engine (Dask's functions).  Unweighted over all cases: a LabelSummary a partition (every sum a
+    whole number), merged in partition order; weighted: folded partition after partition in their
+    order, on the driver (:func:`_folded`); per group: :func:`_k_grouped`.
     """
     from perfeval.backends.dask import label_fold, labels_asked, merge_labels
     from perfeval.engine.labels import empty_summary, label_specs, summary_report
@@ -629,16 +657,17 @@ def _labels(
         args = (target, score, group, weight, specs, found, how)
         extra = {"task": "multilabel", "threshold": threshold}
         return _k_grouped(df, cols, group, label_group_values, args, found, how, weight, partitions, extra)
-    if weight is not None:
-        raise InvalidParameterError(
-            "weighted K labels over all cases on a Spark DataFrame: not yet (per group they are; or "
-            "evaluate them on Dask or in memory)"
-        )
     start = (empty_summary(found, specs), 0)
-    job = functools.partial(label_fold, start, target=target, score=score, weight=None)
-    parts = _collected(df.select(*dict.fromkeys([*target, *score])), job)
-    summary, rows = _tree(parts, merge_labels, split_every) if parts else start
-    report = summary_report(summary, specs, rows=rows, weighted=False, backend="spark", labels_from=how)
+    if weight is not None:  # each sum in row order: partition after partition, in their order
+        fold = functools.partial(label_fold, target=target, score=score, weight=weight)
+        summary, rows = _folded(df.select(*dict.fromkeys([*target, *score, weight])), fold, start)
+    else:
+        job = functools.partial(label_fold, start, target=target, score=score, weight=None)
+        parts = _collected(df.select(*dict.fromkeys([*target, *score])), job)
+        summary, rows = _tree(parts, merge_labels, split_every) if parts else start
+    report = summary_report(
+        summary, specs, rows=rows, weighted=weight is not None, backend="spark", labels_from=how
+    )
     report.params["threshold"] = threshold
     return report
 
