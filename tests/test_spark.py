@@ -157,6 +157,161 @@ def test_text_groups_graded_targets_and_pos_label(spark):
         perfeval.spark.evaluate(sdf, target="label", score="s", pos_label="view", measures=["roc"])
 
 
+@SLOW
+@given(
+    st.integers(0, 10_000),
+    st.sampled_from([1, 3, 6]),
+    st.booleans(),
+    st.sampled_from(["none", "whole", "group"]),
+)
+def test_slices_are_the_in_memory_bits(spark, seed, parts, skewed, how):
+    """``by=`` on Spark: memory's slices bit for bit (unweighted binary: each partition's key
+    combinations' summaries; with weights or groups: the rows the slices read), 64-bit and text keys,
+    intersections, many and skewed partitions.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 400))
+    pdf, skew = data(seed, n, int(rng.integers(1, 3)), "whole" if how == "whole" else "none")
+    pdf["country"] = np.array(["fr", "de", "it"])[rng.integers(0, 3, n)]
+    pdf["device"] = np.array([(1 << 62) + 1, -(1 << 60), 7], dtype=np.int64)[rng.integers(0, 3, n)]
+    pdf["g"] = rng.integers(0, 12, n).astype(np.int64)
+    sdf = frame(spark, pdf, parts, skew if skewed else None)
+    kw: dict = {"weight": "w"} if how == "whole" else {"group": "g"} if how == "group" else {}
+    measures = ["gauc", "ndcg", "roc"] if how == "group" else ["roc", "apr", "acc", "rms", "logloss"]
+    by = ["country", "device"]
+    a = perfeval.spark.evaluate(
+        sdf, target="y", score="s", measures=measures, by=by, intersections=True, **kw
+    )
+    b = perfeval.evaluate(pdf, target="y", score="s", measures=measures, by=by, intersections=True, **kw)
+    assert_same_report(a, b)
+    assert a.slices.frame().equals(b.slices.frame())
+    assert len(a.slices.frame()) > 0
+
+
+def test_slices_of_a_regression_target_and_k_classes(spark):
+    """Slices of a regression target and of K classes on Spark: the rows they read, memory's bits."""
+    import perfeval.spark
+
+    rng = np.random.default_rng(12)
+    n = 300
+    pdf = pd.DataFrame(
+        {
+            "price": np.round(rng.normal(size=n) * 10, 1),
+            "pred": np.round(rng.normal(size=n) * 10, 1),
+            "region": rng.integers(0, 4, n).astype(np.int64),
+            "y": np.array(["cat", "dog", "bird"])[rng.integers(0, 3, n)],
+            "cat": np.round(rng.random(n), 2),
+            "dog": np.round(rng.random(n), 2),
+            "bird": np.round(rng.random(n), 2),
+        }
+    )
+    sdf = frame(spark, pdf, 3)
+    reg = {"target": "price", "score": "pred", "measures": ["mae", "rmse"], "by": ["region"]}
+    a, b = perfeval.spark.evaluate(sdf, **reg), perfeval.evaluate(pdf, **reg)
+    assert a.slices.frame().equals(b.slices.frame()) and len(a.slices.frame()) == 4
+    k = {"target": "y", "score": ["cat", "dog", "bird"], "by": ["region"]}
+    a, b = perfeval.spark.evaluate(sdf, **k), perfeval.evaluate(pdf, **k)
+    assert a.slices.frame().equals(b.slices.frame()) and len(a.slices.frame()) == 4
+
+
+def test_k_labels_are_the_in_memory_bits(spark):
+    """K labels (a 0/1 target column a label, as many score columns), unweighted over all rows: a
+    LabelSummary a partition, memory's bits; their slices too; weighted or per group, one line.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(14)
+    n = 400
+    pdf = pd.DataFrame(
+        {
+            **{f"is_{k}": rng.integers(0, 2, n) for k in "abc"},
+            **{f"p_{k}": np.round(rng.random(n), 1) for k in "abc"},  # one decimal: ties
+            "region": rng.integers(0, 3, n).astype(np.int64),
+            "w": rng.integers(0, 3, n).astype(np.float64),
+        }
+    )
+    sdf = frame(spark, pdf, 5)
+    kw = {"target": ["is_a", "is_b", "is_c"], "score": ["p_a", "p_b", "p_c"], "by": ["region"]}
+    a, b = perfeval.spark.evaluate(sdf, **kw), perfeval.evaluate(pdf, **kw)
+    assert list(a.results) == list(b.results) and a.results
+    for k in b.results:
+        assert same(a[k], b[k]), k
+    assert a.params["backend"] == "spark" and a.params["rows"] == b.params["rows"] == n
+    assert a.slices.frame().equals(b.slices.frame())
+    with pytest.raises(InvalidParameterError, match=r"^column 'p_z' is not in the Spark DataFrame"):
+        perfeval.spark.evaluate(sdf, target=["is_a", "is_b"], score=["p_a", "p_z"])
+
+
+@pytest.mark.parametrize("weight", [None, "w"])
+def test_k_classes_and_k_labels_per_group_are_the_in_memory_bits(spark, weight):
+    """K classes and K labels per group, with weights or not: the rows tagged with their place,
+    repartitioned by group, each group's rows put back in the frame's order and finished where they
+    lie by the Dask backend's functions; memory's bits (64-bit ids, groups of one class among them).
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(15)
+    n = 500
+    pdf = pd.DataFrame(
+        {
+            "g": np.array([(1 << 62) + 1, -(1 << 60), 7, 8, 9], dtype=np.int64)[rng.integers(0, 5, n)],
+            "y": np.array(["cat", "dog", "bird"])[rng.integers(0, 3, n)],
+            **{k: np.round(rng.random(n), 1) for k in ("cat", "dog", "bird")},
+            **{f"is_{k}": rng.integers(0, 2, n) for k in "ab"},
+            "w": rng.integers(0, 3, n).astype(np.float64),
+        }
+    )
+    sdf = spark.createDataFrame(pdf, schema=None).coalesce(3)  # the frame's order: pdf's
+    for kw in (
+        {"target": "y", "score": ["cat", "dog", "bird"]},
+        {"target": ["is_a", "is_b"], "score": ["cat", "dog"]},
+    ):
+        a = perfeval.spark.evaluate(sdf, **kw, group="g", weight=weight)
+        b = perfeval.evaluate(pdf, **kw, group="g", weight=weight)
+        assert list(a.results) == list(b.results) and a.results
+        for k in b.results:
+            assert same(a[k], b[k]), k
+            if b.results[k].per_group is not None:
+                np.testing.assert_array_equal(a.results[k].per_group, b.results[k].per_group, err_msg=k)
+        np.testing.assert_array_equal(a.groups, b.groups)
+        assert a.groups.dtype == np.int64 and a.params["backend"] == "spark"
+        assert a.params["rows"] == b.params["rows"] == n
+
+
+def test_weighted_k_classes_and_k_labels_over_all_rows_are_the_in_memory_bits(spark):
+    """Weighted K classes and K labels over all rows, any weights: the partitions folded one after the
+    other in their order on the driver, each sum in the rows' order: memory's bits on the frame's rows
+    (``createDataFrame`` of a pandas frame keeps its order over its partitions).
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(16)
+    n = 2000
+    pdf = pd.DataFrame(
+        {
+            "y": np.array(["cat", "dog", "bird"])[rng.integers(0, 3, n)],
+            **{k: np.round(rng.random(n), 2) for k in ("cat", "dog", "bird")},
+            **{f"is_{k}": rng.integers(0, 2, n) for k in "ab"},
+            "w": rng.random(n) * (rng.random(n) < 0.9),  # any weights, some 0
+        }
+    )
+    sdf = spark.createDataFrame(pdf)
+    assert sdf.rdd.getNumPartitions() > 1
+    for kw in (
+        {"target": "y", "score": ["cat", "dog", "bird"]},
+        {"target": ["is_a", "is_b"], "score": ["cat", "dog"]},
+    ):
+        a = perfeval.spark.evaluate(sdf, **kw, weight="w")
+        b = perfeval.evaluate(pdf, **kw, weight="w")
+        assert list(a.results) == list(b.results) and a.results
+        for k in b.results:
+            assert same(a[k], b[k]), k
+        assert a.params["weighted"] and a.params["backend"] == "spark"
+        assert a.params["rows"] == b.params["rows"] == n
+
+
 def test_regression_and_k_classes_are_the_in_memory_bits(spark):
     import perfeval.spark
 
@@ -244,8 +399,12 @@ def test_bad_input_is_one_line_naming_the_column(spark):
     nulls = spark.createDataFrame([(1, 0.5, 3), (0, 0.2, None)], "y int, s double, q bigint")
     with pytest.raises(InvalidDataError, match=r"^the group column 'q' holds a missing value \(null\)"):
         perfeval.spark.evaluate(nulls, target="y", score="s", group="q", measures=["gauc"])
-    with pytest.raises(InvalidParameterError, match=r"^by= \(slices\) on a Spark DataFrame: not yet"):
-        perfeval.spark.evaluate(sdf, target="y", score="s", by=["t"])
+    with pytest.raises(InvalidParameterError, match=r"^column 'nope' is not in the table"):
+        perfeval.spark.evaluate(sdf, target="y", score="s", by=["nope"])
+    with pytest.raises(InvalidParameterError, match=r"^by column 'y' is the target column"):
+        perfeval.spark.evaluate(sdf, target="y", score="s", by=["y"])
+    with pytest.raises(InvalidParameterError, match=r"^intersections= is an option of the slices"):
+        perfeval.spark.evaluate(sdf, target="y", score="s", intersections=True)
     with pytest.raises(InvalidParameterError, match="GAUC is computed per group"):
         perfeval.spark.evaluate(sdf, target="y", score="s", measures=["gauc"])
 
@@ -354,3 +513,122 @@ def test_the_example_of_docs_spark_md_prints_what_it_says(spark, capsys):
     shown = text.split("```text\n", 1)[1].split("```", 1)[0]
     exec(compile(code, "docs/spark.md", "exec"), {})
     assert capsys.readouterr().out == shown
+
+
+def test_explain_puts_sparks_own_number_and_the_dialect_beside_the_exact_value(spark):
+    """``perfeval.spark.explain``: perfeval's exact values (memory's bits), the ``spark`` dialect's from
+    the same summary (memory's ``explain`` of the same rows gives the same bits), and Spark's
+    BinaryClassificationEvaluator run in the session, with what binning cost and that it depends on
+    Spark's partitioning said under it.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(5)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    pdf = pd.DataFrame({"y": y, "s": 1 / (1 + np.exp(-(rng.normal(size=n) + y)))})
+    sdf = frame(spark, pdf, 3)
+    e = perfeval.spark.explain(sdf, target="y", score="s", measures=["roc", "ap"], num_bins=100)
+    memory = perfeval.explain(pdf["y"], pdf["s"], measures="roc,ap", dialects=["spark:numBins=100"])
+    assert e.measures == ["ROC", "AP"] and e.rows == n
+    assert e.dialects == ["perfeval", "spark:numBins=100", "Spark numBins=100"]
+    for m in ("ROC", "AP"):
+        assert e.value("perfeval", m) == memory.value("perfeval", m)
+        assert e.value("spark:numBins=100", m) == memory.value("spark:numBins=100", m)
+    own = e.cells["Spark numBins=100"]["ROC"]
+    assert abs(own.value - e.value("perfeval", "ROC")) > 1e-6  # Spark's own, binned: not the exact value
+    text = str(e)
+    assert f"what binning cost here: Spark - exact = {own.value - e.value('perfeval', 'ROC'):.3g}\n" in text
+    assert "depends on its partitioning" in text and "[3000 distinct scores]" in text
+    with pytest.raises(InvalidParameterError, match="NDCG is not among Spark's"):
+        perfeval.spark.explain(sdf, target="y", score="s", measures=["ndcg"])
+    with pytest.raises(InvalidParameterError, match=r"perfeval\.spark\.explain"):
+        perfeval.explain(sdf, "s", measures="roc")
+
+
+def test_explain_on_the_command_line(spark, tmp_path, capsys):
+    """``perfeval explain FILES --spark MASTER``: the values of ``perfeval.spark.explain`` on the files
+    (numBins from ``--dialects spark:numBins=N``); what Spark's evaluator has not, one line, exit 2.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    import perfeval.spark
+    from conftest import run_cli
+
+    rng = np.random.default_rng(9)
+    n = 600
+    y = rng.integers(0, 2, n)
+    pdf = pd.DataFrame({"y": y, "p": 1 / (1 + np.exp(-(rng.normal(size=n) + y)))})
+    d = tmp_path / "parts"
+    d.mkdir()
+    for i in range(2):
+        chunk = pdf.iloc[i * n // 2 : (i + 1) * n // 2]
+        pq.write_table(pa.Table.from_pandas(chunk, preserve_index=False), d / f"part{i}.parquet")
+    args = ["explain", str(d / "*.parquet"), "--target", "y", "--score", "p", "-m", "roc,ap"]
+    code, out, err = run_cli(
+        [*args, "--spark", "local[2]", "--dialects", "spark:numBins=50", "--format", "csv"], capsys
+    )
+    assert code == 0, err
+    rows = [line.split(",") for line in out.splitlines()]
+    assert [r[0] for r in rows] == ["dialect", "perfeval", "spark:numBins=50", "Spark numBins=50"]
+    memory = perfeval.explain(pdf["y"], pdf["p"], measures="roc,ap", dialects=["spark:numBins=50"])
+    for row, dialect in zip(rows[1:3], ("perfeval", "spark:numBins=50"), strict=True):
+        assert [float(v) for v in row[1:]] == [memory.value(dialect, m) for m in ("ROC", "AP")]
+    for extra, said in (
+        (["-m", "ndcg"], "explain on Spark: NDCG is not among Spark's BinaryClassificationEvaluator's"),
+        (["--group", "y"], "explain --spark: not with --group"),
+        (["--dialects", "sklearn"], "explain --spark: the dialects are perfeval and spark"),
+    ):
+        code, out, err = run_cli([*args, *extra, "--spark", "local[2]"], capsys)
+        assert code == 2 and out == "" and err.count("\n") == 1 and said in err, err
+
+
+def test_the_command_with_slices(spark, tmp_path, capsys):
+    """``perfeval eval FILES --spark MASTER --by ...``: the slices of the files read whole, in memory,
+    on Parquet and on a CSV (its slice columns typed as read whole: integers, text with an empty field
+    a missing value, ``007`` text); a column of decimals is refused in one line, as in memory.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from conftest import run_cli
+
+    rng = np.random.default_rng(13)
+    n = 300
+    pdf = pd.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "p": np.round(rng.random(n), 2),
+            "d": rng.integers(0, 3, n),
+            "c": rng.choice(["a", "b", ""], n),
+            "h": rng.choice(["007", "7", "8"], n),
+            "f": rng.choice(["1.5", "2", ""], n),
+        }
+    )
+    whole = tmp_path / "all.csv"
+    pdf.to_csv(whole, index=False)
+    pq.write_table(
+        pa.Table.from_pandas(pdf.drop(columns="f"), preserve_index=False), tmp_path / "all.parquet"
+    )
+    args = ["--target", "y", "--score", "p", "-m", "roc,acc", "--by", "d,c,h", "--intersections"]
+    args += ["--missing-slice", "--format", "json"]
+
+    def slices(out):
+        return json.loads(out)["slices"]
+
+    code, out, err = run_cli(["eval", str(whole), *args], capsys)
+    assert code == 0, err
+    memory = slices(out)
+    assert any(s["slice"] == "007" for sl in memory["slicings"] for s in sl["slices"])
+    for path in (whole, tmp_path / "all.parquet"):
+        if path.suffix == ".parquet":  # Parquet's "" is a value, not a missing one: memory's own
+            code, out, err = run_cli(["eval", str(path), *args], capsys)
+            assert code == 0, err
+            memory = slices(out)
+        code, out, err = run_cli(["eval", str(path), *args, "--spark", "local[2]"], capsys)
+        assert code == 0 and slices(out) == memory, err
+    code, out, err = run_cli(
+        ["eval", str(whole), "--target", "y", "--score", "p", "--by", "f", "--spark", "local[2]"], capsys
+    )
+    assert code == 1 and out == "" and err.count("\n") == 1 and "holds the float 1.5" in err, err

@@ -5,11 +5,12 @@
 
 :func:`evaluate` takes the options of :func:`perfeval.evaluate` for a table (``target=``, ``score=``,
 ``group=``, ``weight=``, ``measures=``, ``threshold=``, ``pos_label=``) and gives the same Report, the
-same numbers; :func:`binning` puts Spark's own binned evaluator beside the exact values.  Needs
-pyspark (``pip install 'perfeval[spark]'``), imported when a function is called.
+same numbers; :func:`explain` and :func:`binning` put Spark's own binned evaluator beside the exact
+values.  Needs pyspark (``pip install 'perfeval[spark]'``), imported when a function is called.
 """
 
+from perfeval.api.spark_explanation import explain_spark as explain
 from perfeval.backends.spark import Binning, binning
 from perfeval.backends.spark import evaluate_spark as evaluate
 
-__all__ = ["evaluate", "binning", "Binning"]
+__all__ = ["evaluate", "explain", "binning", "Binning"]

@@ -225,6 +225,11 @@ def explain(
     >>> [round(e.value(d, "NDCG"), 4) for d in e.dialects]
     [0.6404, 0.6404, 0.4307, 1.0]
     """
+    if type(y_true).__module__.startswith("pyspark.sql"):
+        raise InvalidParameterError(
+            "explain of a Spark DataFrame: perfeval.spark.explain(df, target=..., score=...) (Spark's own "
+            "evaluator beside the exact values)"
+        )
     if classes is not None or _one_column_a_class(y_score):
         return _explain_classes(
             y_true, y_score, measures, groups, sample_weight, dialects, classes, pos_label

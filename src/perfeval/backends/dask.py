@@ -1805,31 +1805,9 @@ def evaluate_dask_labels(
 
     from perfeval.engine.labels import empty_summary, label_specs, summary_report
 
-    if not isinstance(score, (list, tuple)) or len(score) != len(target):
-        raise InvalidParameterError(
-            f"`target=` names {len(target)} label columns: `score=` names as many score columns, one a "
-            "label in the same order"
-        )
-    if len(target) < 2:
-        raise InvalidParameterError("`target=` of K labels names K >= 2 columns, one a label")
-    score = list(score)
-    missing = [c for c in (*target, *score, group, weight) if c is not None and c not in ddf.columns]
-    if missing:
-        shown = ", ".join(map(str, ddf.columns))
-        raise InvalidParameterError(f"column {missing[0]!r} is not in the Dask DataFrame (columns: {shown})")
-    if pos_label is not None:
-        raise InvalidParameterError("pos_label= does not apply to a label matrix (K labels, each on or off)")
-    found: tuple = tuple(str(c) for c in target)
-    how = "the columns' names"
-    if labels is not None:
-        found = tuple(
-            c.item() if isinstance(c, np.generic) else c for c in np.asarray(labels, dtype=object).reshape(-1)
-        )
-        if len(found) != len(target):
-            raise InvalidParameterError(
-                f"`classes` names {len(found)} labels for the {len(target)} columns: one a column, in order"
-            )
-        how = "given"
+    score, found, how = _labels_asked(
+        target, score, group, weight, pos_label, labels, list(ddf.columns), "the Dask DataFrame"
+    )
     specs = label_specs(measures, threshold)
     if group is not None:
         return _grouped_labels(ddf, target, score, group, weight, specs, found, how, threshold)
@@ -1851,6 +1829,40 @@ def evaluate_dask_labels(
     )
     report.params["threshold"] = threshold
     return report
+
+
+def _labels_asked(
+    target: list, score: Any, group: Any, weight: Any, pos_label: Any, labels: Any, columns: list, what: str
+) -> tuple[list, tuple, str]:
+    """The checks of K labels asked of a frame of ``columns`` (``what``: its name in the messages):
+    the score columns as a list, the labels found and how (the target columns' names, or given).
+    """
+    if not isinstance(score, (list, tuple)) or len(score) != len(target):
+        raise InvalidParameterError(
+            f"`target=` names {len(target)} label columns: `score=` names as many score columns, one a "
+            "label in the same order"
+        )
+    if len(target) < 2:
+        raise InvalidParameterError("`target=` of K labels names K >= 2 columns, one a label")
+    score = list(score)
+    missing = [c for c in (*target, *score, group, weight) if c is not None and c not in columns]
+    if missing:
+        shown = ", ".join(map(str, columns))
+        raise InvalidParameterError(f"column {missing[0]!r} is not in {what} (columns: {shown})")
+    if pos_label is not None:
+        raise InvalidParameterError("pos_label= does not apply to a label matrix (K labels, each on or off)")
+    found: tuple = tuple(str(c) for c in target)
+    how = "the columns' names"
+    if labels is not None:
+        found = tuple(
+            c.item() if isinstance(c, np.generic) else c for c in np.asarray(labels, dtype=object).reshape(-1)
+        )
+        if len(found) != len(target):
+            raise InvalidParameterError(
+                f"`classes` names {len(found)} labels for the {len(target)} columns: one a column, in order"
+            )
+        how = "given"
+    return score, found, how
 
 
 def _label_fold(state: tuple, pdf, target: list, score: list, weight: str | None) -> tuple[Any, int]:
@@ -1913,6 +1925,7 @@ def _label_tree(pieces: list, split_every: int = 8):
 
 # -- what another backend runs on its own partitions (backends/spark.py): the same functions, the same bits
 summarize_frame = _summarize_frame
+summarize_sliced = _summarize_sliced
 merge_summaries = _merge
 pos_label_found = _pos_label_found
 group_values = _group_values
@@ -1920,5 +1933,12 @@ regression_frame = _regression_frame
 regression_merge = _regression_merge
 regression_group_values = _regression_group_values
 class_summary = _class_summary
+class_fold = _class_fold
+labels_asked = _labels_asked
+class_group_values = _class_group_values
+label_group_values = _label_group_values
+joined_groups = _joined_groups
+label_fold = _label_fold
+merge_labels = _merge_labels
 merge_classes = _merge_classes
 classes_report = _classes_report

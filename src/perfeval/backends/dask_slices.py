@@ -26,7 +26,15 @@ from perfeval.base.checks import Cases
 from perfeval.engine.slices import Task
 from perfeval.exceptions import InvalidParameterError
 
-__all__ = ["attach_rows", "frame_ask", "rows_feed", "summary_piece", "tree_feeds"]
+__all__ = [
+    "attach_rows",
+    "frame_ask",
+    "merge_feeds",
+    "rows_feed",
+    "rows_piece",
+    "summary_piece",
+    "tree_feeds",
+]
 
 
 def frame_ask(
@@ -98,7 +106,8 @@ def _matrix(pdf: Any, names: Any) -> np.ndarray:
     return np.column_stack([np.asarray(pdf[c]) for c in names])
 
 
-def _merge_feeds(feeds: list[SliceFeed]) -> SliceFeed:
+def merge_feeds(feeds: list[SliceFeed]) -> SliceFeed:
+    """The feeds merged in order (a copy of the first, the others merged into it)."""
     out = feeds[0].copy()
     for f in feeds[1:]:
         out.merge(f)
@@ -112,7 +121,7 @@ def tree_feeds(pieces: list, split_every: int = 8) -> Any:
     level = pieces
     while len(level) > 1:
         level = [
-            dask.delayed(_merge_feeds)(level[i : i + split_every]) for i in range(0, len(level), split_every)
+            dask.delayed(merge_feeds)(level[i : i + split_every]) for i in range(0, len(level), split_every)
         ]
     return level[0]
 

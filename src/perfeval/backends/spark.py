@@ -10,7 +10,8 @@ so the numbers are those of :func:`perfeval.evaluate` on the same rows (docs/spa
 
 Per-group measures (GAUC, NDCG, MAP, ...): the rows are repartitioned by the group column (Spark's
 hash partitioning: every row of a group meets in one partition), each partition's whole groups are
-finished there, and one small row a group comes back.
+finished there, and one small row a group comes back.  Slices (``by=``): the Dask backend's
+partition functions (:mod:`perfeval.backends.dask_slices`), in the same ``mapInArrow``.
 
 :func:`evaluate_spark` runs on the DataFrame's own SparkSession; it never starts one.  For the command
 line, :func:`connect` starts (and stops) a session on a master URL and :func:`read_files` reads
@@ -153,6 +154,29 @@ def _collected(frame: Any, job: Any, ids: tuple[str, ...] = (), fail_once: tuple
     return [out[1] for _part, out in got]
 
 
+def _itself(pdf: Any) -> Any:
+    return pdf
+
+
+def _folded(frame: Any, fold: Any, state: Any) -> Any:
+    """``state`` with every partition's rows folded in, partition after partition in their order
+    (``fold(state, rows)``, on the driver): the partitions come one at a time (``toLocalIterator``),
+    so the driver holds one partition's rows at once.  For sums that must follow the rows' order (a
+    weighted K classes' or K labels' summary: memory's bits).
+    """
+    from perfeval import exceptions
+
+    run = functools.partial(_on_partition, job=_itself)
+    with warnings.catch_warnings():  # pyspark's own note on pandas versions: not the user's concern
+        warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support.*")
+        for row in frame.mapInArrow(run, _PARTS).toLocalIterator(prefetchPartitions=False):
+            out = pickle.loads(row["blob"])
+            if out[0] == "error":
+                raise getattr(exceptions, out[1], InvalidDataError)(out[2])
+            state = fold(state, out[1])
+    return state
+
+
 def _tree(parts: list, merge: Any, split_every: int = 8) -> Any:
     """The parts merged ``split_every`` at a time, level by level, in order (Dask's tree)."""
     level = parts
@@ -196,6 +220,9 @@ def evaluate_spark(
     classes: Any = None,
     task: str | None = None,
     by: Any = None,
+    intersections: Any = False,
+    min_size: Any = None,
+    missing: Any = "error",
     partitions: int | None = None,
     _fail_once: tuple | None = None,
 ):
@@ -207,37 +234,67 @@ def evaluate_spark(
     measures (``group=``): the rows repartitioned by group (``partitions`` partitions, else Spark's
     ``spark.sql.shuffle.partitions``), each partition's whole groups finished where they lie.  A
     regression target (a regression measure named, or ``task="regression"``): exact sums a partition.
-    K classes (``score=[...]``, one column a class; unweighted, not per group): a ClassSummary a
-    partition, merged in partition order.  ``pos_label``, ``threshold``, the tie policy and the
-    measures' names as :func:`perfeval.evaluate` takes them.
+    K classes (``score=[...]``, one column a class) and K labels (``target=[...]``, ``score=[...]``,
+    one column a label each): unweighted, a ClassSummary (LabelSummary) a partition, merged in
+    partition order; weighted, folded partition after partition on the driver; per group, as above.  Slices
+    (``by=[...]``, ``intersections``, ``min_size``, ``missing`` as :func:`perfeval.evaluate` takes
+    them): ``report.slices``, memory's bits; unweighted binary measures over all rows, each
+    partition's summary of each combination of its slice keys (in the same pass); anything else,
+    the columns the slices read, partition after partition (:mod:`perfeval.backends.dask_slices`'
+    partition functions).  ``pos_label``, ``threshold``, the
+    tie policy and the measures' names as :func:`perfeval.evaluate` takes them.
 
     Raises
     ------
     MissingDependencyError
         pyspark is not installed.
     InvalidParameterError
-        A column that is not in the frame, an option Spark does not take yet (``by=``, weighted K
-        classes, K classes per group, K labels).
+        A column that is not in the frame, an option Spark does not take yet (K classes or K labels
+        weighted or per group).
     InvalidDataError
         The data: a float or null group id, a target that is not binary, a score that is no number.
     """
     _require()
     if not is_spark(df):
         raise InvalidParameterError(f"expected a Spark DataFrame, got {type(df).__name__}")
-    if by is not None:
-        raise InvalidParameterError(
-            "by= (slices) on a Spark DataFrame: not yet (evaluate the slices on Dask or in memory)"
-        )
     if target is None or score is None:
         raise InvalidParameterError("a Spark DataFrame needs `target=` and `score=` column names")
+    taken = {"target": target, "score": score, "group": group, "weight": weight}
+    ask = _ask(by, df, intersections, min_size, missing, taken)
     if isinstance(target, (list, tuple)):
-        raise InvalidParameterError("K labels (`target=[...]`) on a Spark DataFrame: not yet")
+        report = _labels(
+            df,
+            list(target),
+            score,
+            group,
+            weight,
+            measures,
+            threshold,
+            pos_label,
+            classes,
+            split_every,
+            partitions,
+        )
+        asked = ("labels", measures, threshold)
+        return _rows_slices(report, df, ask, (target, score, group, weight), asked, split_every, classes)
     from perfeval.engine.regression import regression_asked
 
     if isinstance(score, (list, tuple)):
-        return _classes(
-            df, target, list(score), group, weight, measures, threshold, pos_label, classes, split_every
+        report = _classes(
+            df,
+            target,
+            list(score),
+            group,
+            weight,
+            measures,
+            threshold,
+            pos_label,
+            classes,
+            split_every,
+            partitions,
         )
+        asked = ("classes", measures, threshold)
+        return _rows_slices(report, df, ask, (target, score, group, weight), asked, split_every, classes)
     if classes is not None:
         raise InvalidParameterError(
             "`classes=` names the score columns of K classes: pass `score=[...]`, one a class"
@@ -246,16 +303,18 @@ def evaluate_spark(
     if group is not None:
         _identity(df, group)
     how = regression_asked(measures, task)
+    cols = (target, score, group, weight)
     if how is not None:
-        return _regression(
+        report = _regression(
             df, target, score, group, weight, measures, pos_label, how, split_every, partitions, _fail_once
         )
+        return _rows_slices(report, df, ask, cols, ("regression", measures, how), split_every)
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     one_score_a_case(specs)
-    cols = [c for c in (target, score, group, weight) if c is not None]
-    frame = df.select(*dict.fromkeys(cols))
+    frame = df.select(*dict.fromkeys(c for c in cols if c is not None))
+    binary = ("binary", specs, threshold, pos_label)
     if group is not None:
-        return _grouped(
+        report = _grouped(
             frame,
             target,
             score,
@@ -268,20 +327,49 @@ def evaluate_spark(
             partitions,
             _fail_once,
         )
+        return _rows_slices(report, df, ask, cols, binary, split_every)
     if any(s.measure.kind != "binary" for s in specs):
         name = next(s.label for s in specs if s.measure.kind != "binary")
         raise InvalidParameterError(f"{name} is computed per group: pass `group=`")
-    return _binary(
-        frame, target, score, weight, specs, threshold, pos_label, labels_read, split_every, _fail_once
+    if ask is not None and weight is None:  # each partition's slices' summaries, in the same pass
+        frame = df.select(*dict.fromkeys([target, score, *ask.names]))
+    report = _binary(
+        frame,
+        target,
+        score,
+        weight,
+        specs,
+        threshold,
+        pos_label,
+        labels_read,
+        split_every,
+        _fail_once,
+        None if weight is not None else ask,
     )
+    return report if weight is None else _rows_slices(report, df, ask, cols, binary, split_every)
 
 
-def _binary(frame, target, score, weight, specs, threshold, pos_label, labels_read, split_every, fail_once):
+def _binary(
+    frame, target, score, weight, specs, threshold, pos_label, labels_read, split_every, fail_once, ask=None
+):
     from perfeval.backends.dask import merge_summaries, pos_label_found, summarize_frame
     from perfeval.summaries import ScoreHistogram
 
-    job = functools.partial(summarize_frame, target=target, score=score, weight=weight, pos_label=pos_label)
+    job: Any = functools.partial(
+        summarize_frame, target=target, score=score, weight=weight, pos_label=pos_label
+    )
+    if ask is not None:
+        job = functools.partial(_sliced, target=target, score=score, pos_label=pos_label, ask=ask)
     parts = _collected(frame, job, fail_once=fail_once)
+    feed = None
+    if ask is not None:
+        from perfeval.backends.dask_slices import merge_feeds
+        from perfeval.backends.slices import SliceFeed
+
+        feed = (
+            _tree([f for _s, f in parts], merge_feeds, split_every) if parts else SliceFeed(ask, summary=True)
+        )
+        parts = [summary for summary, _f in parts]
     if parts:
         summary, rows, _found, labels = _tree(parts, merge_summaries, split_every)
     else:
@@ -294,6 +382,102 @@ def _binary(frame, target, score, weight, specs, threshold, pos_label, labels_re
     if pos_label is not None:
         report.params["pos_label"] = pos_label
     report.summary = summary
+    if feed is not None:
+        from perfeval.engine.slices import Task
+
+        feed.attach(report, Task("binary", tuple(specs), threshold, pos_label))
+    return report
+
+
+# -- slices (by=): the Dask backend's partition functions (perfeval.backends.dask_slices) -------------------
+def _part() -> int:
+    """The partition this task reads (0 off Spark): a row's place in the messages of the slices."""
+    from pyspark import TaskContext
+
+    ctx = TaskContext.get()
+    return ctx.partitionId() if ctx is not None else 0
+
+
+def _sliced(pdf: Any, target: str, score: str, pos_label: Any, ask: Any) -> tuple:
+    """A partition's summary and its slices' (each combination of its keys' summary), in one read."""
+    from perfeval.backends.dask import summarize_sliced
+
+    return summarize_sliced(pdf, _part(), target, score, pos_label, ask)
+
+
+def _rows(pdf: Any, ask: Any, target: Any, score: Any, group: Any, weight: Any) -> Any:
+    """A partition's rows for the slices (the columns they read)."""
+    from perfeval.backends.dask_slices import rows_piece
+
+    return rows_piece(pdf, _part(), ask, target, score, group, weight)
+
+
+def _ask(by: Any, df: Any, intersections: Any, min_size: Any, missing: Any, taken: dict) -> Any:
+    """The slicings of ``by=`` over the Spark DataFrame's columns (None without ``by``)."""
+    from perfeval.backends.slices import ask_of
+
+    if by is None:
+        for what, given in (
+            ("intersections", intersections is not False),
+            ("min_size", min_size is not None),
+            ("missing", missing != "error"),
+        ):
+            if given:
+                raise InvalidParameterError(f"{what}= is an option of the slices: it needs by=[...]")
+        return None
+    return ask_of(
+        by,
+        intersections=intersections,
+        min_size=min_size,
+        missing=missing,
+        table={str(n): None for n in df.columns},
+        taken={k: v for k, v in taken.items() if v is not None},
+        what="the Spark DataFrame",
+    )
+
+
+def _rows_slices(
+    report: Any, df: Any, ask: Any, cols: tuple, how: Any, split_every: int, classes: Any = None
+) -> Any:
+    """``report`` with the slices (when asked) from the rows the slices read: each partition's
+    columns come to the driver in partition order and are read again by the door evaluate() reads
+    them through (weights, groups, K classes, a regression target: as on Dask).
+    """
+    if ask is None:
+        return report
+    from perfeval.backends.dask_slices import binary_door, classes_door, merge_feeds, regression_door
+    from perfeval.backends.slices import SliceFeed
+
+    target, score, group, weight = cols
+    if how[0] == "labels":
+        from perfeval.engine.labels import label_specs
+
+        _kind, measures, threshold = how
+        names = [str(c) for c in target]
+        door = classes_door(label_specs(measures, threshold), threshold, classes, names, labels=True)
+    elif how[0] == "classes":
+        from perfeval.engine.classes import class_specs
+
+        _kind, measures, threshold = how
+        default = measures is None or measures is DEFAULT_MEASURES
+        specs = class_specs([] if default else resolve(measures, threshold, pending=True), default=default)
+        door = classes_door(specs, threshold, classes, [str(c) for c in score], labels=False)
+    elif how[0] == "regression":
+        from perfeval.engine.regression import named_specs, regression_specs
+
+        door = regression_door(regression_specs(named_specs(how[1])), how[2])
+    else:
+        _kind, specs, threshold, pos_label = how
+        door = binary_door(specs, threshold, pos_label)
+    flat: list = []
+    for c in cols:
+        flat += list(c) if isinstance(c, (list, tuple)) else [c]
+    names = list(dict.fromkeys(c for c in flat + ask.names if c is not None))
+    job = functools.partial(_rows, ask=ask, target=target, score=score, group=group, weight=weight)
+    parts = _collected(df.select(*names), job)
+    feed = _tree(parts, merge_feeds, split_every) if parts else SliceFeed(ask, summary=False)
+    task, through = door
+    feed.attach(report, task, through)
     return report
 
 
@@ -352,9 +536,13 @@ def _regression(
     return summary_report(summary, specs, weighted=weight is not None, backend="spark", task_from=how)
 
 
-def _classes(df, target, score, group, weight, measures, threshold, pos_label, classes, split_every):
-    """K classes (a score column a class), unweighted and over all cases: a ClassSummary a partition,
-    merged in partition order, finished by the in-memory engine (Dask's functions).
+def _classes(
+    df, target, score, group, weight, measures, threshold, pos_label, classes, split_every, partitions
+):
+    """K classes (a score column a class), finished by the in-memory engine (Dask's functions).
+    Unweighted over all cases: a ClassSummary a partition, merged in partition order; weighted: the
+    partitions folded into one summary one after the other in their order, on the driver
+    (:func:`_folded`); per group: :func:`_k_grouped`.
     """
     from perfeval.backends.dask import class_summary, classes_report, merge_classes
     from perfeval.engine.classes import class_specs
@@ -364,11 +552,6 @@ def _classes(df, target, score, group, weight, measures, threshold, pos_label, c
     if len(score) < 2:
         raise InvalidParameterError("`score=` of K classes names K >= 2 columns, one a class")
     _columns(df, [target, *score, group, weight])
-    if group is not None or weight is not None:
-        raise InvalidParameterError(
-            "K classes on a Spark DataFrame: over all cases and unweighted for now (per group or weighted: "
-            "not yet; evaluate them on Dask or in memory)"
-        )
     if pos_label is not None:
         raise InvalidParameterError(
             "pos_label= does not apply to K classes (one score column a class): each class is already "
@@ -381,11 +564,111 @@ def _classes(df, target, score, group, weight, measures, threshold, pos_label, c
     found, how = classes_of(
         np.zeros(0, dtype=np.float64 if numbers else object), len(score), classes, [str(c) for c in score]
     )
-    job = functools.partial(class_summary, target=target, score=score, weight=None, classes=found)
-    parts = _collected(df.select(*dict.fromkeys([target, *score])), job)
-    summary, rows = _tree(parts, merge_classes, split_every) if parts else (ClassSummary.empty(found), 0)
-    report = classes_report(specs, summary, rows, found, how, threshold, False)
+    if group is not None:
+        from perfeval.backends.dask import class_group_values
+
+        _identity(df, group)
+        cols = [target, *score, group, weight]
+        args = (target, score, group, weight, specs, found, how)
+        return _k_grouped(df, cols, group, class_group_values, args, found, how, weight, partitions, {})
+    start = (ClassSummary.empty(found), 0)
+    if weight is not None:  # each cell's weights added in row order: partition after partition
+        from perfeval.backends.dask import class_fold
+
+        fold = functools.partial(class_fold, target=target, score=score, weight=weight, classes=found)
+        summary, rows = _folded(df.select(*dict.fromkeys([target, *score, weight])), fold, start)
+    else:
+        job = functools.partial(class_summary, target=target, score=score, weight=None, classes=found)
+        parts = _collected(df.select(*dict.fromkeys([target, *score])), job)
+        summary, rows = _tree(parts, merge_classes, split_every) if parts else start
+    report = classes_report(specs, summary, rows, found, how, threshold, weight is not None)
     report.params["backend"] = "spark"
+    return report
+
+
+#: the column a row's place in the frame is tagged in, before the rows are shuffled by group
+_PLACE = "__perfeval_place"
+
+
+def _k_group_job(pdf: Any, values: Any, args: tuple) -> Any:
+    """A shuffled partition's whole groups of K classes or labels (``values``: the Dask backend's
+    function), their rows put back in the frame's order first (the place column).
+    """
+    return values(pdf, *args, (_PLACE,))
+
+
+def _k_grouped(df, cols, group, values, args, found, how, weight, partitions, extra):
+    """K classes or labels per group: every row tagged with its place in the frame (Spark's
+    ``monotonically_increasing_id``: the partition, then the row in it), the rows repartitioned by
+    group, each partition's groups put back in the frame's order and finished where they lie by the
+    Dask backend's function (``values``), a row a group brought back: memory's bits, weights or not
+    (each group's rows in the frame's order, as there).
+    """
+    from pyspark.sql import functions as F
+
+    from perfeval.backends.dask import joined_groups
+    from perfeval.backends.stream import grouped_classes_report
+
+    names = list(dict.fromkeys(c for c in cols if c is not None))
+    if _PLACE in df.columns:
+        raise InvalidParameterError(f"column {_PLACE!r}: a name perfeval keeps for its own, rename it")
+    frame = df.select(*names).withColumn(_PLACE, F.monotonically_increasing_id())
+    job = functools.partial(_k_group_job, values=values, args=args)
+    done = [x for x in _collected(_by_group(frame, group, partitions), job, ids=(group,)) if x is not None]
+    if not done:
+        raise InvalidDataError("the Spark DataFrame holds no row: no group to evaluate")
+    specs = args[4]
+    keys, sizes, vals, rows, marks = joined_groups(done, specs)
+    return grouped_classes_report(
+        specs,
+        keys,
+        sizes,
+        vals,
+        found,
+        classes_from=how,
+        rows=rows,
+        weighted=weight is not None,
+        backend="spark",
+        marks=marks,
+        **extra,
+    )
+
+
+def _labels(
+    df, target, score, group, weight, measures, threshold, pos_label, labels, split_every, partitions
+):
+    """K labels (a 0/1 target column a label, as many score columns), finished by the in-memory
+    engine (Dask's functions).  Unweighted over all cases: a LabelSummary a partition (every sum a
+    whole number), merged in partition order; weighted: folded partition after partition in their
+    order, on the driver (:func:`_folded`); per group: :func:`_k_grouped`.
+    """
+    from perfeval.backends.dask import label_fold, labels_asked, merge_labels
+    from perfeval.engine.labels import empty_summary, label_specs, summary_report
+
+    score, found, how = labels_asked(
+        target, score, group, weight, pos_label, labels, list(df.columns), "the Spark DataFrame"
+    )
+    specs = label_specs(measures, threshold)
+    if group is not None:
+        from perfeval.backends.dask import label_group_values
+
+        _identity(df, group)
+        cols = [*target, *score, group, weight]
+        args = (target, score, group, weight, specs, found, how)
+        extra = {"task": "multilabel", "threshold": threshold}
+        return _k_grouped(df, cols, group, label_group_values, args, found, how, weight, partitions, extra)
+    start = (empty_summary(found, specs), 0)
+    if weight is not None:  # each sum in row order: partition after partition, in their order
+        fold = functools.partial(label_fold, target=target, score=score, weight=weight)
+        summary, rows = _folded(df.select(*dict.fromkeys([*target, *score, weight])), fold, start)
+    else:
+        job = functools.partial(label_fold, start, target=target, score=score, weight=None)
+        parts = _collected(df.select(*dict.fromkeys([*target, *score])), job)
+        summary, rows = _tree(parts, merge_labels, split_every) if parts else start
+    report = summary_report(
+        summary, specs, rows=rows, weighted=weight is not None, backend="spark", labels_from=how
+    )
+    report.params["threshold"] = threshold
     return report
 
 
@@ -399,8 +682,10 @@ class Binning:
     many there are (``spark.default.parallelism``) and where its sample put their bounds.
     """
 
-    def __init__(self, rows: list[tuple[str, float, float, float]], num_bins: int, distinct: int):
-        self.rows, self.num_bins, self.distinct = rows, num_bins, distinct
+    def __init__(
+        self, rows: list[tuple[str, float, float, float]], num_bins: int, distinct: int, cases: int = 0
+    ):
+        self.rows, self.num_bins, self.distinct, self.cases = rows, num_bins, distinct, cases
 
     def __str__(self) -> str:
         spark = f"Spark numBins={self.num_bins}"
@@ -449,7 +734,7 @@ def binning(df: Any, *, target: str, score: str, weight: str | None = None, num_
             ev.setWeightCol("w")
         own = float(ev.evaluate(frame))
         rows.append((name, float(report[name]), own, spark_binned(summary, numBins=num_bins, curve=curve)))
-    return Binning(rows, num_bins, len(summary.scores))
+    return Binning(rows, num_bins, len(summary.scores), int(report.params["rows"]))
 
 
 # -- the command line: a session and the files ---------------------------------------------------------------
@@ -567,6 +852,31 @@ def spark_ids(df: Any, name: str) -> Any:
     if row is None or row["other"] or (row["long"] is not None and row["long"] > (1 << 63) - 1):
         return df
     return df.withColumn(name, col.cast("bigint"))
+
+
+def spark_keys(df: Any, name: str) -> Any:
+    """A slice column read as text (a CSV) typed as a table read whole types it: int64 when every
+    value is a plain integer (``007`` is not: it stays text), float64 when every value is a plain
+    integer or a decimal number written with a point or an exponent, empty fields among them (a float:
+    refused as a slice key, as in memory), else the text; an empty field (Spark's null) is a missing
+    value, and makes a column of integers text (as read whole).
+    """
+    from pyspark.sql import functions as F
+
+    col = F.trim(F.col(name))
+    plain = r"^(0|-?[1-9][0-9]{0,17})$"
+    decimal = r"^[-+]?(0|[1-9][0-9]*)?\.[0-9]*([eE][-+]?[0-9]+)?$|^[-+]?(0|[1-9][0-9]*)[eE][-+]?[0-9]+$"
+    row = df.agg(
+        F.sum(F.when(col.rlike(plain), 0).otherwise(1)).alias("ints"),
+        F.sum(F.when(col.isNull() | col.rlike(plain) | col.rlike(decimal), 0).otherwise(1)).alias("numbers"),
+    ).first()
+    if row is None or row["ints"] is None:
+        return df
+    if not row["ints"]:
+        return df.withColumn(name, col.cast("bigint"))
+    if not row["numbers"]:
+        return df.withColumn(name, col.cast("double"))
+    return df
 
 
 def spark_numbers(df: Any, name: str) -> Any:

@@ -664,7 +664,8 @@ def build() -> argparse.ArgumentParser:
         "  perfeval explain preds.csv -m roc --dialects keras:num_thresholds=1000,spark:numBins=100 "
         "--format json\n"
         "  perfeval explain proba.csv --target y --score p_a,p_b,p_c --classes a,b,c -m roc_ovr,roc_ovo\n"
-        "  perfeval explain prices.csv --target price --score pred -m mae,r2,mape:eps=sklearn,medae",
+        "  perfeval explain prices.csv --target price --score pred -m mae,r2,mape:eps=sklearn,medae\n"
+        "  perfeval explain 'clicks/*.parquet' --target click --score ctr -m roc,ap --spark 'local[2]'",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ex.add_argument("file", nargs="?", default="-", help="the table (default: standard input)")
@@ -706,6 +707,13 @@ def build() -> argparse.ArgumentParser:
         "one of the measures)",
     )
     ex.add_argument("-t", "--threshold", type=float, default=0.5)
+    ex.add_argument(
+        "--spark",
+        metavar="MASTER",
+        help="run on Spark: a master URL (local[2], spark://host:7077); FILE may be a glob or a directory "
+        "of Parquet or CSV/TSV files; ROC and AP exact, the spark dialect's, and Spark's own "
+        "BinaryClassificationEvaluator run there (numBins from --dialects spark:numBins=N; docs/spark.md)",
+    )
     ex.add_argument(
         "--task",
         choices=("binary", "regression"),

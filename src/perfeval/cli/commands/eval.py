@@ -661,7 +661,6 @@ def _check_spark(args: Any) -> None:
         ("--ci", args.ci is not None),
         ("--tie-bounds", getattr(args, "tie_bounds", False)),
         ("--partition", bool(args.partition)),
-        ("--by", bool(slices.columns(args))),
         ("--dialect", (getattr(args, "dialect", None) or "perfeval") != "perfeval"),
         ("several --score columns", _models(args) is not None),
         ("K classes or labels", labels.requested(args) or classes.requested(args)),
@@ -677,7 +676,14 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
     """The evaluation on Spark: Parquet or CSV files read by Spark, each partition summarised where
     it lies (:func:`perfeval.backends.spark.evaluate_spark`).
     """
-    from perfeval.backends.spark import connect, evaluate_spark, read_files, spark_ids, spark_numbers
+    from perfeval.backends.spark import (
+        connect,
+        evaluate_spark,
+        read_files,
+        spark_ids,
+        spark_keys,
+        spark_numbers,
+    )
 
     if path is None:
         raise InvalidParameterError("--spark reads files (a path or a glob), not standard input")
@@ -700,6 +706,11 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
 
+        by = None
+        if slices.columns(args):  # each picked as in memory; an empty field of a CSV is Spark's null
+            header = fmt == "parquet" or args.header is not False
+            picked = slices.picked(args, names, header, files(path)[0], ch)
+            by = slices.ask_of(args, [names[c.index] for c in picked])
         group = name(ch.group)
         labels: dict = {}
         try:
@@ -707,6 +718,8 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
                 df = spark_numbers(df, names[ch.target.index])
                 if group is not None:
                     df = spark_ids(df, group)
+                for key in [] if by is None else by.names:  # the slice keys typed as read whole
+                    df = spark_keys(df, key)
             report = evaluate_spark(
                 df,
                 target=name(ch.target),
@@ -717,6 +730,7 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
                 threshold=args.threshold,
                 pos_label=args.pos_label,
                 labels_read=labels,
+                by=by,
             )
         except InvalidDataError as e:  # a column's values, found on an executor: the file and the column
             if "others" in labels:

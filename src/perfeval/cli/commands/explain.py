@@ -17,6 +17,8 @@ from perfeval.exceptions import InvalidParameterError
 
 
 def run(args: Any) -> int:
+    if getattr(args, "spark", None):
+        return _spark(args)
     if args.run is not None:
         return _trec(args)
     if args.classes or args.score_prefix or (args.score is not None and "," in args.score):
@@ -110,6 +112,77 @@ def _classes(args: Any) -> int:
         dialects=args.dialects,
         classes=labels,
     )
+    _write(e, args)
+    return 0
+
+
+def _spark(args: Any) -> int:
+    """``perfeval explain FILES --spark MASTER``: the files read by Spark on that master, and
+    :func:`perfeval.spark.explain` there (the exact ROC and AP, the ``spark`` dialect's, and Spark's own
+    ``BinaryClassificationEvaluator``; ``numBins`` from ``--dialects spark:numBins=N``).
+    """
+    from perfeval.api.spark_explanation import explain_spark, explained
+    from perfeval.backends.spark import connect, read_files, spark_numbers
+    from perfeval.dialects.apply import parse_dialect
+    from perfeval.exceptions import InputFormatError, InvalidDataError
+    from perfeval.io.base import files
+    from perfeval.io.columns import choose
+
+    for flag, on in (
+        ("a TREC run", args.run is not None),
+        ("--group", args.group is not None),
+        ("--id", args.id is not None),
+        ("--pos-label", getattr(args, "pos_label", None) is not None),
+        ("K classes", bool(args.classes or args.score_prefix or (args.score and "," in args.score))),
+        ("--task", getattr(args, "task", None) is not None),
+        ("-t", args.threshold != 0.5),
+    ):
+        if on:
+            raise InvalidParameterError(
+                f"explain --spark: not with {flag} (Spark's BinaryClassificationEvaluator: ROC and AP over "
+                "all rows); drop --spark to explain in memory"
+            )
+    num_bins = 1000
+    for text in [p for p in (args.dialects or "").split(",") if p.strip()]:
+        d, opts = parse_dialect(text)
+        if d.name == "spark":
+            num_bins = int(opts["numBins"])
+        elif d.name != "perfeval":
+            raise InvalidParameterError(
+                f"explain --spark: the dialects are perfeval and spark (spark:numBins=N), not {d.name}"
+            )
+    path = args.file
+    if path in (None, "-"):
+        raise InvalidParameterError("--spark reads files (a path or a glob), not standard input")
+    explained(args.measures)  # a measure Spark's evaluator has not: said before Spark starts
+    with connect(args.spark) as session:
+        df, fmt = read_files(session, path, args.input_format, args.header, args.delimiter)
+        names = list(map(str, df.columns))
+        ch = choose(
+            names,
+            files(path)[0],
+            header=fmt == "parquet" or args.header is not False,
+            target=args.target,
+            score=args.score,
+            weight=args.weight,
+        )
+        load.say_columns(ch)
+        target = names[ch.target.index]
+        try:
+            if fmt != "parquet":  # text: the target typed as read whole
+                df = spark_numbers(df, target)
+            e = explain_spark(
+                df,
+                target=target,
+                score=names[ch.score.index],
+                weight=None if ch.weight is None else names[ch.weight.index],
+                measures=args.measures,
+                num_bins=num_bins,
+            )
+        except InvalidDataError as err:  # a column's values, found on an executor: the file and the column
+            raise InputFormatError(str(err), source=path) from None
+    if e.rows == 0:
+        raise InputFormatError("holds no data", source=path)
     _write(e, args)
     return 0
 
