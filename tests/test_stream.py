@@ -459,3 +459,43 @@ def test_the_stream_folds_as_a_metric_does_bit_for_bit_with_any_weights():
         batches = metric.compute()
         for m in memory.results:
             assert float(streamed[m]).hex() == float(memory[m]).hex() == float(batches[m]).hex(), (seed, m)
+
+
+@pytest.mark.parametrize("grouped", [True, False])
+@pytest.mark.parametrize("task", ["binary", "regression"])
+def test_stream_report_says_what_memory_says_in_every_field(grouped, task):
+    """The stream's JSON equals memory's field for field (params too: ``pos_label`` was missing from
+    the streamed reports); only the backend's name and the spill's partitions differ."""
+    import json
+    import warnings
+
+    from perfeval.backends.stream import evaluate_stream_grouped
+
+    rng = np.random.default_rng(7)
+    n = 400
+    y = (rng.random(n) < 0.3).astype(int) if task == "binary" else np.round(rng.normal(size=n), 1)
+    s, g = np.round(rng.random(n), 2), rng.integers(0, 30, n)
+    if task == "regression":
+        ms = ["rmse", "mae"]
+    else:
+        ms = ["gauc", "roc", "ndcg@5"] if grouped else ["roc", "apr", "rms"]
+    kw = {"task": "regression"} if task == "regression" else {}
+
+    def said(r, backend):
+        d = r.to_dict()
+        assert d["params"].pop("backend") == backend
+        d["params"].pop("spill_partitions", None)
+        d["signature"] = d["signature"].replace("backend:" + backend, "backend:-")
+        return json.dumps(d, sort_keys=True, default=str)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if grouped:
+            a = evaluate(y, s, groups=g, measures=ms, **kw)
+            b = evaluate_stream_grouped(
+                [(y[:150], s[:150], g[:150]), (y[150:], s[150:], g[150:])], measures=ms, **kw
+            )
+        else:
+            a = evaluate(y, s, measures=ms, **kw)
+            b = evaluate_stream([(y[:150], s[:150]), (y[150:], s[150:])], measures=ms, **kw)
+    assert said(b, "stream") == said(a, "memory")

@@ -562,6 +562,7 @@ def grouped_report(
             "weighted": weighted,
             "partitions": None,
             "ties": TIES,
+            "pos_label": None,  # the backends that build summaries elsewhere take 0/1 targets
             "backend": backend,
             **params,
         },
@@ -657,6 +658,7 @@ def binary_report(
             "weighted": weighted,
             "partitions": None,
             "ties": TIES,
+            "pos_label": None,  # the backends that build summaries elsewhere take 0/1 targets
             "backend": backend,
         },
     )
