@@ -982,6 +982,9 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
             "read",
             source=path,
         )
+    id_name = task.columns.id  # type: ignore[union-attr]
+    if pa.types.is_floating(pf.schema_arrow.field(id_name).type):
+        _float_parquet_ids(pf.read(columns=[id_name]).column(id_name), id_name, path)
     text = [
         n
         for n, t in zip(pf.schema_arrow.names, pf.schema_arrow.types, strict=True)
@@ -996,6 +999,7 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
             for name in text:
                 col = coded.column(name)
                 cap = caps.get(name, width)
+                offset = 0
                 for chunk in col.chunks:
                     values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk
                     # measured in Arrow (no Python string a value): a text column's longest value
@@ -1005,6 +1009,16 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
                         else pc.binary_length(values)
                     )
                     longest = pc.max(lengths).as_py() or 0
+                    if longest > cap and name == id_name:
+                        # the first row too long: a 64-bit id a tool wrote as a float is said so
+                        per_row = pc.take(lengths, chunk.indices) if values is not chunk else lengths
+                        first = pc.index(pc.greater(per_row, cap), True).as_py()
+                        value = chunk[first].as_py()
+                        if isinstance(value, str) and grammar.first_float_id(np.array([value])) == 0:
+                            raise InputFormatError(
+                                float_ids(name, "id", value), source=path, row=offset + first + 1
+                            )
+                    offset += len(chunk)
                     if longest > cap:
                         raise InputFormatError(
                             f"column {name!r} holds a value of {longest:,} characters, longer than "
@@ -1119,7 +1133,11 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     assert cols is not None
     found = _Found()
     needs = sorted({c.name for c in task.criteria if c.probability})
-    rows = key.lookup(_submitted_ids(frame, cols.id, found))
+    ids = _submitted_ids(frame, cols.id, found)
+    rows = key.lookup(ids)
+    floats = _float_id(frame, cols.id, ids, rows)
+    if floats is not None:  # one line, as a CSV file's float ids: every row's "not in the key" is noise
+        return None, ErrorList([_cut(floats)], 1)
     preds = [_prediction(frame, name, j, task, needs, found) for j, name in enumerate(cols.prediction, 1)]
     matrix = np.column_stack(preds) if len(preds) > 1 else preds[0]
     if any(c.rescale for c in task.criteria):  # rows are divided by their sums: none may sum to 0
@@ -1176,21 +1194,47 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     return Joined(key.y, s, key.groups, key.weights), errors
 
 
+def _float_parquet_ids(col: Any, name: str, path: str) -> None:
+    """Refuse a Parquet id column of floats in one line: its first value, as Python writes it, and
+    its row (a null is a missing id, said as such when every value is one).
+    """
+    import pyarrow.compute as pc
+
+    first = pc.index(col.is_valid(), True).as_py()
+    if first >= 0:
+        raise InputFormatError(float_ids(name, "id", repr(col[first].as_py())), source=path, row=first + 1)
+
+
+def _float_id(frame: _Frame, name: str, ids: np.ndarray, rows: np.ndarray) -> str | None:
+    """The one line refusing a submission whose ids are floats, as a CSV file's are refused: a data
+    frame's float column (its first value), or an id written as a float (``101.0``,
+    ``1.000000383550841e+18``) that is not one of the key's (a key's text ids may look like floats);
+    None when there is none.
+    """
+    col = frame.data[name]
+    if col.dtype.kind == "f":
+        valid = np.flatnonzero(~np.isnan(col))
+        if not len(valid):
+            return None
+        r = int(valid[0])
+        return f"{frame.place(r)}: {float_ids(name, 'id', repr(float(col[r])))}"
+    if ids.dtype.kind != "U":
+        return None
+    absent = np.flatnonzero(rows < 0)
+    i = grammar.first_float_id(ids[absent])
+    if i < 0:
+        return None
+    r = int(absent[i])
+    return f"{frame.place(r)}: {float_ids(name, 'id', str(ids[r]))}"
+
+
 def _submitted_ids(frame: _Frame, name: str, found: _Found) -> np.ndarray:
     """The submission's ids (int64 or text, as written); an empty one is an error at its row."""
     col = frame.data[name]
     found.add(frame.missing.get(name, ()), 0, lambda r: f"{frame.place(r, name)}: missing id ({frame.blank})")
     if col.dtype.kind in "iub":
         return col.astype(np.int64)
-    if col.dtype.kind == "f":  # a data frame's (a file's float ids are refused as it is read)
-        found.add(
-            [0],
-            0,
-            lambda r: (
-                f"{place(frame.source)}, column {name!r}: ids written as floating-point numbers; write "
-                "them as the answer key does (integers or text)"
-            ),
-        )
+    if col.dtype.kind == "f":  # a data frame's: refused by _float_id (a file's as it is read)
         return np.full(len(col), "", dtype=str)
     if col.dtype.kind == "U":  # the reader's text column: as it is, no copy
         return col
