@@ -1265,7 +1265,8 @@ def test_float_ids_in_parquet_and_data_frames_get_one_line_with_the_float_hint(t
         pq.write_table(pa.table({"id": ids, "p": [0.5, 0.4, 0.3]}), path)
         r = score_submission(str(task), key, str(path))
         assert not r.ok and len(r.errors) == 1, r.errors
-        assert r.errors[0].startswith(f"{path}, row {row}: the id column 'id' holds {shown!r}, {hint}"), r.errors
+        said = f"{path}, row {row}: the id column 'id' holds {shown!r}, {hint}"
+        assert r.errors[0].startswith(said), r.errors
         frame = pa.table({"id": ids, "p": [0.5, 0.4, 0.3]}).to_pandas()
         r = score_submission(str(task), key, frame, name="sub")
         assert r.errors == [r.errors[0]] and r.errors[0].startswith(

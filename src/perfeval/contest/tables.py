@@ -548,19 +548,54 @@ def _key_dry_run(key: TableKey, task: Task) -> None:
 def _depends_on_predictions(key: TableKey, task: Task) -> None:
     """A criterion whose value is the same for the neutral prediction, the key's own targets and
     their reverse (``prec``: precision at k, with k = 0: the key's positive rate for every
-    submission) ranks every team alike: the task's error, refused now.
+    submission) ranks every team alike: the task's error, refused now.  With boards (``usage``),
+    each board is a ranking of its own: a criterion that ranks every team alike on one board's rows
+    (NDCG@10 where each of the board's queries holds one row) is the key's error, said with the board.
     """
-    tried = _telling(task, key.y)
-    if tried is None:
+    c = _constant_criterion(task, key.y, key.groups, key.weights)
+    if c is not None:
+        hint = ""
+        if c.label == "P" and task.problem == "binary":  # prec, p, precision_at_k
+            hint = "; P is precision at k (p@10 sets k); precision at the 0.5 threshold is 'pre'"
+        raise InvalidParameterError(
+            f"task {shown(task.name)}: criterion {c.name!r} (measure {c.measure!r}) does not depend "
+            "on the predictions (the key's own targets, their reverse and a constant prediction all "
+            f"score the same){hint}"
+        )
+    if key.usage is None:
         return
+    per_group = " (each group with rows of both kinds on each board)" if key.groups is not None else ""
+    for b in ("public", "private"):
+        rows = key.usage == b
+        g, w = key.groups, key.weights
+        c = _constant_criterion(
+            task, key.y[rows], None if g is None else g[rows], None if w is None else w[rows]
+        )
+        if c is not None:
+            raise InputFormatError(
+                f"the answer key (its {b} board's rows) gives criterion {c.name!r} (measure "
+                f"{c.measure!r}) the same score whatever the predictions (the rows' own targets, their "
+                "reverse and a constant prediction all score the same): the board would rank every team "
+                f"alike; split the rows otherwise{per_group}, or choose another criterion",
+                source=key.source,
+            )
+
+
+def _constant_criterion(task: Task, y: np.ndarray, groups: Any, weights: Any) -> Any:
+    """The first criterion that scores ``y`` alike for the neutral prediction, ``y`` itself and its
+    reverse (each a number), or None.
+    """
+    tried = _telling(task, y)
+    if tried is None:
+        return None
     for c in task.criteria:
         values = []
-        for pred in (_neutral(task, len(key.y)), *tried):
+        for pred in (_neutral(task, len(y)), *tried):
             try:
                 result = measure_result(
                     task.problem or "",
                     c.measure or "",
-                    Joined(key.y, pred, key.groups, key.weights),
+                    Joined(y, pred, groups, weights),
                     dialect=c.dialect,
                     classes=_names(task),
                     rescale=c.rescale,
@@ -569,34 +604,35 @@ def _depends_on_predictions(key: TableKey, task: Task) -> None:
                 break  # said with its own message where a submission meets it
             values.append(float(result.value))
         if len(values) == 3 and all(math.isfinite(v) for v in values) and len(set(values)) == 1:
-            hint = ""
-            if c.label == "P" and task.problem == "binary":  # prec, p, precision_at_k
-                hint = "; P is precision at k (p@10 sets k); precision at the 0.5 threshold is 'pre'"
-            raise InvalidParameterError(
-                f"task {shown(task.name)}: criterion {c.name!r} (measure {c.measure!r}) does not depend "
-                "on the predictions (the key's own targets, their reverse and a constant prediction all "
-                f"score the same){hint}"
-            )
+            return c
+    return None
 
 
 def _telling(task: Task, y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Two predictions of the task's shape as different as can be: the key's own targets (as
-    scores) and their reverse; None for a key whose targets are all alike.
+    scores) and their reverse; for targets all alike (a board of one class), a varied prediction
+    and its reverse; None for no rows.
     """
+    if not len(y):
+        return None
     if task.problem == "classes":
         names = list(task.classes or ())
         k = len(names)
         index = {n: i for i, n in enumerate(names)}
         idx = np.array([index[str(v)] for v in y.tolist()], np.int64)
-        if k < 2 or len(set(idx.tolist())) < 2:
+        if k < 2:
             return None
+        if len(set(idx.tolist())) < 2:
+            v = _varied(task, len(y))
+            return v, 1.0 - v
         other = 0.1 / (k - 1)
         eye = np.eye(k, dtype=bool)
         return np.where(eye[idx], 0.9, other), np.where(eye[(idx + 1) % k], 0.9, other)
     t = np.asarray(y, float)
     lo, hi = float(np.min(t)), float(np.max(t))
-    if not hi > lo:
-        return None
+    if not hi > lo:  # K labels: every label alike on every row too
+        v = _varied(task, len(y))
+        return v, 1.0 - v
     if task.problem == "regression":
         return t, (lo + hi) - t
     u = (t - lo) / (hi - lo)
@@ -993,43 +1029,9 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
     caps = {name: cap for name, cap in _field_caps(task, key, names).values()}
     try:
         if text:
-            import pyarrow.compute as pc
-
             coded = pq.ParquetFile(pa.BufferReader(raw), read_dictionary=text).read(columns=text)
             for name in text:
-                col = coded.column(name)
-                cap = caps.get(name, width)
-                offset = 0
-                for chunk in col.chunks:
-                    values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk
-                    # measured in Arrow (no Python string a value): a text column's longest value
-                    lengths = (
-                        pc.utf8_length(values)
-                        if pa.types.is_string(values.type)
-                        else pc.binary_length(values)
-                    )
-                    longest = pc.max(lengths).as_py() or 0
-                    if longest > cap and name == id_name:
-                        # the first row too long: a 64-bit id a tool wrote as a float is said so
-                        per_row = pc.take(lengths, chunk.indices) if values is not chunk else lengths
-                        first = pc.index(pc.greater(per_row, cap), True).as_py()
-                        value = chunk[first].as_py()
-                        if isinstance(value, str) and grammar.first_float_id(np.array([value])) == 0:
-                            raise InputFormatError(
-                                float_ids(name, "id", value), source=path, row=offset + first + 1
-                            )
-                    offset += len(chunk)
-                    if longest > cap:
-                        raise InputFormatError(
-                            f"column {name!r} holds a value of {longest:,} characters, longer than "
-                            + (
-                                f"an id of the answer key (at most {cap} characters)"
-                                if name == task.columns.id  # type: ignore[union-attr]
-                                else f"a submission's field can be (at most {cap})"
-                            )
-                            + "; it was not read further",
-                            source=path,
-                        )
+                _held_to(coded.column(name), name, caps.get(name, width), name == id_name, path)
     except InputFormatError:
         raise
     except Exception as e:
@@ -1192,6 +1194,39 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     if task.hard:
         s = np.eye(len(task.classes or ()))[s.astype(np.int64)]
     return Joined(key.y, s, key.groups, key.weights), errors
+
+
+def _held_to(col: Any, name: str, cap: int, is_id: bool, path: str) -> None:
+    """A Parquet text column (read as dictionaries) held to its width: its longest value measured in
+    Arrow (no Python string a value), one too long refused; an id column's first value too long,
+    when it is a 64-bit id a tool wrote as a float (``1.000000383550841e+18``), is said so, at its row.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    offset = 0
+    for chunk in col.chunks:
+        values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk
+        lengths = pc.utf8_length(values) if pa.types.is_string(values.type) else pc.binary_length(values)
+        longest = pc.max(lengths).as_py() or 0
+        if longest > cap:
+            if is_id:
+                per_row = pc.take(lengths, chunk.indices) if values is not chunk else lengths
+                first = pc.index(pc.greater(per_row, cap), True).as_py()
+                value = chunk[first].as_py()
+                if isinstance(value, str) and grammar.first_float_id(np.array([value])) == 0:
+                    raise InputFormatError(float_ids(name, "id", value), source=path, row=offset + first + 1)
+            raise InputFormatError(
+                f"column {name!r} holds a value of {longest:,} characters, longer than "
+                + (
+                    f"an id of the answer key (at most {cap} characters)"
+                    if is_id
+                    else f"a submission's field can be (at most {cap})"
+                )
+                + "; it was not read further",
+                source=path,
+            )
+        offset += len(chunk)
 
 
 def _float_parquet_ids(col: Any, name: str, path: str) -> None:
