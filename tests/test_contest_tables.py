@@ -1277,3 +1277,38 @@ def test_float_ids_in_parquet_and_data_frames_get_one_line_with_the_float_hint(t
     key2 = read_key(str(tmp_path / "k2.csv"), str(task))
     r = score_submission(str(task), key2, pd.DataFrame({"id": ["v2.0", "v1.0"], "p": [0.1, 0.9]}))
     assert r.ok and r.scores == {"AUC": 1.0}, r.errors
+
+
+def test_a_key_corrected_mid_contest_is_refused_by_the_leaderboard(tmp_path, capsys):
+    """Each stored submission keeps a digest of the answer key it was scored against: a key edited
+    since (a target corrected) makes ``leaderboard`` and ``board list`` refuse (one line, exit 2),
+    and ``score`` refuse to store beside them, rather than rank scores of two keys together (the
+    same file ranked first and second); the key restored, they work again."""
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "k"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    key = tmp_path / "key.csv"
+    original = "row_id,y\n1,1\n2,0\n3,1\n4,0\n"
+    key.write_text(original)
+    (tmp_path / "a.csv").write_text("row_id,p\n1,0.9\n2,0.1\n3,0.2\n4,0.8\n")
+    assert run_cli(["score", "--key", str(key), "--task", str(task), str(tmp_path / "a.csv")], capsys)[0] == 0
+    board = Board(str(key) + ".leaderboard.sqlite")  # an old board's entry: not judged
+    board.add("k", "green", "g.csv", {"AUC": 0.5})
+    board.close()
+    key.write_text("row_id,y\n1,1\n2,1\n3,0\n4,0\n")  # corrected
+    argv = ["score", "--key", str(key), "--task", str(task), str(tmp_path / "a.csv"), "--team", "blue"]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 2 and "1 stored submission(s) were scored against another answer key" in err, err
+    assert "nothing stored" in err
+    for cmd in (["leaderboard"], ["board", "list"]):
+        code, out, err = run_cli([*cmd, "--key", str(key), "--task", str(task)], capsys)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (cmd, err)
+        assert "1 of its 2 stored submission(s) were scored against another answer key" in err, err
+    stored = Board(str(key) + ".leaderboard.sqlite")
+    assert len(stored.entries("k")) == 2
+    stored.close()
+    key.write_text(original)
+    code, out, err = run_cli(["leaderboard", "--key", str(key), "--task", str(task)], capsys)
+    assert code == 0 and "green" in out and "a " in out, err
