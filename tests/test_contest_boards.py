@@ -386,3 +386,52 @@ def test_the_boards_tables_on_both_databases(tmp_path, where, request):
     assert [e["private"] for e in got] == [{"auc": 0.25}, {"auc": 0.26}, {"auc": 0.875}]
     assert [r["file"] for r in b.refusals("t")] == ["2.csv"]
     b.close()
+
+
+def test_a_board_that_ranks_every_team_alike_is_the_keys_error(tmp_path, capsys):
+    """The prediction-independence check runs on each board, the rankings the leaderboard shows: a
+    key whose public rows give NDCG@10 one query row each (every team scores 1.0 there) is refused
+    at key load, by perfeval score, read_key and score_boards, naming the board; the whole key
+    varies with the predictions, so the check on it alone let the task through."""
+    pd = pytest.importorskip("pandas")
+    from perfeval.contest import read_key, score_boards
+    from perfeval.exceptions import InputFormatError
+
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "q"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "score"\ntarget = "rel"\ngroup = "query"\nusage = "Usage"\n'
+        '[[criteria]]\nname = "NDCG@10"\nmeasure = "ndcg@10"\n'
+    )
+    rows = [(1, "q1", 1, "Public"), (2, "q2", 0, "Public"), (3, "q1", 0, "Private"), (4, "q1", 1, "Private")]
+    rows += [(5, "q2", 1, "Private"), (6, "q2", 0, "Private"), (7, "q3", 1, "Public")]
+    key = tmp_path / "k.csv"
+    key.write_text("row_id,query,rel,Usage\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
+    (tmp_path / "s.csv").write_text("row_id,score\n" + "".join(f"{r[0]},0.{r[0]}\n" for r in rows))
+    code, out, err = _cli(capsys, "score", "--key", key, "--task", task, tmp_path / "s.csv", "--no-store")
+    said = (
+        "k.csv: the answer key (its public board's rows) gives criterion 'NDCG@10' (measure 'ndcg@10') "
+        "the same score whatever the predictions"
+    )
+    assert code == 1 and out == "" and len(err.splitlines()) == 1 and said in err, (code, out, err)
+    with pytest.raises(InputFormatError, match=r"its public board's rows\) gives criterion 'NDCG@10'"):
+        read_key(str(key), str(task))
+    solution = pd.DataFrame(rows, columns=["row_id", "query", "rel", "Usage"])
+    sub = pd.DataFrame({"row_id": [r[0] for r in rows], "score": np.linspace(0.1, 0.7, 7)})
+    args = {"measure": "ndcg@10", "problem": "binary", "target": "rel", "prediction": "score"}
+    args["group"] = "query"
+    with pytest.raises(InputFormatError, match=r"its public board's rows\) gives criterion 'ndcg@10'"):
+        score_boards(solution, sub, "row_id", **args)
+    # a public board of relevant rows only (NDCG 1.0 whatever the order): refused too, though its
+    # targets are all alike
+    rows[1], rows[3] = (2, "q2", 0, "Private"), (4, "q1", 1, "Public")
+    key.write_text("row_id,query,rel,Usage\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
+    with pytest.raises(InputFormatError, match=r"its public board's rows\) gives criterion 'NDCG@10'"):
+        read_key(str(key), str(task))
+    # a query with rows of both kinds on each board: accepted, and both boards move with the scores
+    rows[2], rows[3] = (3, "q1", 0, "Public"), (4, "q1", 1, "Private")
+    key.write_text("row_id,query,rel,Usage\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
+    assert read_key(str(key), str(task)).rows == 7
+    solution = pd.DataFrame(rows, columns=["row_id", "query", "rel", "Usage"])
+    got = score_boards(solution, sub, "row_id", **args)
+    assert set(got) == {"public", "private"}

@@ -172,6 +172,8 @@ def test_the_bundle_unzipped_is_what_the_worker_expects(tmp_path, bundles):
     program, reference, made = bundles
     with zipfile.ZipFile(program) as z:
         assert sorted(z.namelist()) == ["metadata", "metadata.yaml", "task.toml"]
+        # what the organizer is told the zip holds is what it holds (metadata: CodaLab's name)
+        assert f"(the scoring program: {', '.join(z.namelist())})" in made.stderr, made.stderr
         meta = yaml.load(z.read("metadata.yaml"), Loader=yaml.FullLoader)
         assert meta["command"] == (
             "perfeval codabench $input $output --task $program/task.toml --key clicks_key.csv"

@@ -321,3 +321,13 @@ def test_kaggles_one_hot_multiclass_solution_is_scored():
         score(bad, sub, "id", target=cls, **args)
     with pytest.raises(PerfError, match=r"one target column \(the label\) or K \(one-hot"):
         score(sol, sub, "id", target=cls[:2], **args)
+
+
+def test_map_at_k_is_trec_evals_not_kaggles_apk():
+    """MAP@k of a table task is trec_eval's (each query's AP over its relevant rows R, as
+    docs/contest.md says), not the ``apk`` of Kaggle's MAP@K competitions (over min(k, R)): a query
+    with 3 relevant rows, one of them in the top 2, scores 1/3 at k = 2 (Kaggle's apk: 1/2)."""
+    sol = pd.DataFrame({"row_id": range(6), "q": ["a"] * 6, "rel": [1, 0, 1, 1, 0, 0]})
+    sub = pd.DataFrame({"row_id": range(6), "p": [0.9, 0.8, 0.1, 0.2, 0.3, 0.4]})
+    args = {"problem": "binary", "target": "rel", "prediction": "p", "group": "q"}
+    assert score(sol, sub, "row_id", measure="map@2", **args) == 1 / 3

@@ -1234,3 +1234,81 @@ def test_ndcg_on_graded_relevance_is_scikit_learns_only_with_its_dialect(tmp_pat
     mine = score_submission(_task(tmp_path, body + crit), key, sub).scores["N"]
     theirs = score_submission(_task(tmp_path, body + crit + 'dialect = "sklearn"\n'), key, sub).scores["N"]
     assert abs(theirs - want) < 1e-12 and abs(mine - want) > 1e-3
+
+
+def test_float_ids_in_parquet_and_data_frames_get_one_line_with_the_float_hint(tmp_path, capsys):
+    """A Parquet file or a data frame whose ids are floats (a float column, or text written as floats,
+    ``1.000000383550841e+18``, over-long for an int64 key or not) is refused in one line naming the
+    first such row, with the hint a CSV file gets; not an id 'not in the answer key' a row."""
+    pa, pq = pytest.importorskip("pyarrow"), pytest.importorskip("pyarrow.parquet")
+    from perfeval.contest import read_key, score_submission
+
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "f"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    big = [1000000383550841000, 1000000383550841001, 1000000383550841002]
+    (tmp_path / "k.csv").write_text(
+        "id,y\n" + "".join(f"{i},{y}\n" for i, y in zip(big, (1, 0, 1), strict=True))
+    )
+    key = read_key(str(tmp_path / "k.csv"), str(task))
+    hint = "a float: ids must be integers or text (past 2^53 a float has merged ids)"
+    cases = [
+        (pa.array([float(b) for b in big]), 1, repr(float(big[0]))),
+        (pa.array([None, float(big[1]), float(big[2])]), 2, repr(float(big[1]))),
+        (pa.array([str(big[0]), "1.000000383550841e+18", str(big[2])]), 2, "1.000000383550841e+18"),
+        (pa.array([str(big[0]), str(big[1]), "7.0"]), 3, "7.0"),
+    ]
+    for ids, row, shown in cases:
+        path = tmp_path / "s.parquet"
+        pq.write_table(pa.table({"id": ids, "p": [0.5, 0.4, 0.3]}), path)
+        r = score_submission(str(task), key, str(path))
+        assert not r.ok and len(r.errors) == 1, r.errors
+        said = f"{path}, row {row}: the id column 'id' holds {shown!r}, {hint}"
+        assert r.errors[0].startswith(said), r.errors
+        frame = pa.table({"id": ids, "p": [0.5, 0.4, 0.3]}).to_pandas()
+        r = score_submission(str(task), key, frame, name="sub")
+        assert r.errors == [r.errors[0]] and r.errors[0].startswith(
+            f"sub, row {row}: the id column 'id' holds {shown!r}, {hint}"
+        ), r.errors
+    # text ids of a key of text ids that look like floats are ids like any other
+    (tmp_path / "k2.csv").write_text("id,y\nv1.0,1\nv2.0,0\n")
+    key2 = read_key(str(tmp_path / "k2.csv"), str(task))
+    r = score_submission(str(task), key2, pd.DataFrame({"id": ["v2.0", "v1.0"], "p": [0.1, 0.9]}))
+    assert r.ok and r.scores == {"AUC": 1.0}, r.errors
+
+
+def test_a_key_corrected_mid_contest_is_refused_by_the_leaderboard(tmp_path, capsys):
+    """Each stored submission keeps a digest of the answer key it was scored against: a key edited
+    since (a target corrected) makes ``leaderboard`` and ``board list`` refuse (one line, exit 2),
+    and ``score`` refuse to store beside them, rather than rank scores of two keys together (the
+    same file ranked first and second); the key restored, they work again."""
+    task = tmp_path / "t.toml"
+    task.write_text(
+        'name = "k"\nsubmission = "table"\nkey = "table"\nproblem = "binary"\nid = "row_id"\n'
+        'prediction = "p"\ntarget = "y"\n[[criteria]]\nname = "AUC"\nmeasure = "roc"\n'
+    )
+    key = tmp_path / "key.csv"
+    original = "row_id,y\n1,1\n2,0\n3,1\n4,0\n"
+    key.write_text(original)
+    (tmp_path / "a.csv").write_text("row_id,p\n1,0.9\n2,0.1\n3,0.2\n4,0.8\n")
+    assert run_cli(["score", "--key", str(key), "--task", str(task), str(tmp_path / "a.csv")], capsys)[0] == 0
+    board = Board(str(key) + ".leaderboard.sqlite")  # an old board's entry: not judged
+    board.add("k", "green", "g.csv", {"AUC": 0.5})
+    board.close()
+    key.write_text("row_id,y\n1,1\n2,1\n3,0\n4,0\n")  # corrected
+    argv = ["score", "--key", str(key), "--task", str(task), str(tmp_path / "a.csv"), "--team", "blue"]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 2 and "1 stored submission(s) were scored against another answer key" in err, err
+    assert "nothing stored" in err
+    for cmd in (["leaderboard"], ["board", "list"]):
+        code, out, err = run_cli([*cmd, "--key", str(key), "--task", str(task)], capsys)
+        assert code == 2 and out == "" and len(err.splitlines()) == 1, (cmd, err)
+        assert "1 of its 2 stored submission(s) were scored against another answer key" in err, err
+    stored = Board(str(key) + ".leaderboard.sqlite")
+    assert len(stored.entries("k")) == 2
+    stored.close()
+    key.write_text(original)
+    code, out, err = run_cli(["leaderboard", "--key", str(key), "--task", str(task)], capsys)
+    assert code == 0 and "green" in out and "a " in out, err

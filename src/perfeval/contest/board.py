@@ -55,6 +55,7 @@ SCHEMA_MORE = (
     reason TEXT NOT NULL
 )""",
     "CREATE TABLE IF NOT EXISTS definitions (submission INTEGER PRIMARY KEY, fingerprint TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS answer_keys (submission INTEGER PRIMARY KEY, digest TEXT NOT NULL)",
 )
 
 
@@ -89,6 +90,21 @@ class Entry:
     refused: str | None = None
     #: the digest of the task's scoring definition it was scored under (entry.task_fingerprint)
     fingerprint: str | None = None
+    #: the digest of the answer key's file it was scored against (key_digest)
+    key_digest: str | None = None
+
+
+def key_digest(path: str) -> str:
+    """A digest of the answer key's file, its bytes (stored with each submission: a key corrected
+    since is noticed).
+    """
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()[:16]
 
 
 def default_db(key_path: str) -> str:
@@ -343,7 +359,8 @@ class Board:
         board's clock (counted in this transaction, the entries before it included): then it is
         stored as refused, as is an entry already refused.  Each entry's id, or its refusal's message.
         Refused whole (:class:`InvalidParameterError`) when stored submissions of ``task`` were scored
-        under another definition of it (their fingerprints differ from the entries').
+        under another definition of it (their fingerprints differ from the entries'), or against
+        another answer key (their key digests differ).
         """
         when = self.now()
         at, day = stamp(when), stamp(when)[:10]
@@ -365,6 +382,19 @@ class Board:
                         "definition of the task (its criteria, measures, columns or classes have changed "
                         "since): nothing stored; restore the task file they were scored with, or store "
                         "into a new leaderboard (--db)"
+                    )
+            for digest in sorted({e.key_digest for e in entries if e.key_digest is not None}):
+                cur.execute(
+                    "SELECT COUNT(*) FROM answer_keys k JOIN submissions s ON s.id = k.submission "
+                    f"WHERE s.task = {self.ph} AND k.digest <> {self.ph}",
+                    (task, digest),
+                )
+                other = int(cur.fetchone()[0])
+                if other:
+                    raise InvalidParameterError(
+                        f"task {shown(task)}: {other} stored submission(s) were scored against another "
+                        "answer key (its file has changed since): nothing stored; restore the key they were "
+                        "scored against, or store into a new leaderboard (--db)"
                     )
             for e in entries:
                 reason = e.refused
@@ -390,6 +420,11 @@ class Board:
                     cur.execute(
                         f"INSERT INTO definitions (submission, fingerprint) VALUES ({self.ph}, {self.ph})",
                         (sid, e.fingerprint),
+                    )
+                if e.key_digest is not None:
+                    cur.execute(
+                        f"INSERT INTO answer_keys (submission, digest) VALUES ({self.ph}, {self.ph})",
+                        (sid, e.key_digest),
                     )
                 if e.private is not None:
                     cur.execute(
@@ -494,7 +529,8 @@ class Board:
     def entries(self, task: str, private: bool = False) -> list[dict[str, Any]]:
         """Every stored submission of `task`, oldest first: ``id``, ``team``, ``file``, ``time``,
         ``scores`` (the public board's, for a task with boards), ``final`` (chosen by its team),
-        ``definition`` (the fingerprint of the task it was scored under, or None: unknown); with
+        ``definition`` (the fingerprint of the task it was scored under, or None: unknown), ``key``
+        (the digest of the answer key's file it was scored against, or None: unknown); with
         ``private``, ``private`` too (its private scores, or None).  Waits (up to `wait` seconds) for
         a database a writer holds.  The private scores are read only when asked.
         """
@@ -511,7 +547,15 @@ class Board:
             ]
             by_id = {e["id"]: e for e in out}
             for e in out:
-                e["definition"] = None  # stored before definitions were: unknown
+                e["definition"] = e["key"] = None  # stored before definitions (key digests) were: unknown
+            if self._has(cur, "answer_keys"):
+                cur.execute(
+                    "SELECT k.submission, k.digest FROM answer_keys k JOIN submissions s "
+                    f"ON s.id = k.submission WHERE s.task = {self.ph}",
+                    (task,),
+                )
+                for i, d in cur.fetchall():
+                    by_id[i]["key"] = d
             if self._has(cur, "definitions"):
                 cur.execute(
                     "SELECT d.submission, d.fingerprint FROM definitions d JOIN submissions s "

@@ -177,14 +177,19 @@ def score_boards(
         raise InvalidParameterError(
             f"the solution's {usage!r} column holds {bad[0]!r}: expected Public, Private or Ignored"
         )
-    key = read_table_key(_without(solution, usage), t)
+    for board in ("public", "private"):
+        if not (boards == board).any():
+            raise InvalidParameterError(f"the solution's {usage!r} column names no {board.capitalize()} row")
+    # read with its boards, so each board's rows are checked as perfeval score checks them (a board
+    # whose rows give a criterion no number, or the same score whatever the predictions)
+    assert t.columns is not None
+    key = read_table_key(solution, replace(t, columns=replace(t.columns, usage=usage)))
     checked, joined = check_table(submission, t, key, name="submission")
     if joined is None:
         raise ParticipantVisibleError("\n".join(checked.errors))
+    assert key.usage is not None
     out: dict[str, float] = {}
     for board in ("public", "private"):
-        rows = (boards == board).to_numpy()  # the key keeps the solution's order
-        if not rows.any():
-            raise InvalidParameterError(f"the solution's {usage!r} column names no {board.capitalize()} row")
+        rows = key.usage == board  # the key keeps the solution's order
         out[board] = _value(t, scored(Scores("submission"), part(joined, rows), t))
     return out

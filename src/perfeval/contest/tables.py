@@ -548,19 +548,54 @@ def _key_dry_run(key: TableKey, task: Task) -> None:
 def _depends_on_predictions(key: TableKey, task: Task) -> None:
     """A criterion whose value is the same for the neutral prediction, the key's own targets and
     their reverse (``prec``: precision at k, with k = 0: the key's positive rate for every
-    submission) ranks every team alike: the task's error, refused now.
+    submission) ranks every team alike: the task's error, refused now.  With boards (``usage``),
+    each board is a ranking of its own: a criterion that ranks every team alike on one board's rows
+    (NDCG@10 where each of the board's queries holds one row) is the key's error, said with the board.
     """
-    tried = _telling(task, key.y)
-    if tried is None:
+    c = _constant_criterion(task, key.y, key.groups, key.weights)
+    if c is not None:
+        hint = ""
+        if c.label == "P" and task.problem == "binary":  # prec, p, precision_at_k
+            hint = "; P is precision at k (p@10 sets k); precision at the 0.5 threshold is 'pre'"
+        raise InvalidParameterError(
+            f"task {shown(task.name)}: criterion {c.name!r} (measure {c.measure!r}) does not depend "
+            "on the predictions (the key's own targets, their reverse and a constant prediction all "
+            f"score the same){hint}"
+        )
+    if key.usage is None:
         return
+    per_group = " (each group with rows of both kinds on each board)" if key.groups is not None else ""
+    for b in ("public", "private"):
+        rows = key.usage == b
+        g, w = key.groups, key.weights
+        c = _constant_criterion(
+            task, key.y[rows], None if g is None else g[rows], None if w is None else w[rows]
+        )
+        if c is not None:
+            raise InputFormatError(
+                f"the answer key (its {b} board's rows) gives criterion {c.name!r} (measure "
+                f"{c.measure!r}) the same score whatever the predictions (the rows' own targets, their "
+                "reverse and a constant prediction all score the same): the board would rank every team "
+                f"alike; split the rows otherwise{per_group}, or choose another criterion",
+                source=key.source,
+            )
+
+
+def _constant_criterion(task: Task, y: np.ndarray, groups: Any, weights: Any) -> Any:
+    """The first criterion that scores ``y`` alike for the neutral prediction, ``y`` itself and its
+    reverse (each a number), or None.
+    """
+    tried = _telling(task, y)
+    if tried is None:
+        return None
     for c in task.criteria:
         values = []
-        for pred in (_neutral(task, len(key.y)), *tried):
+        for pred in (_neutral(task, len(y)), *tried):
             try:
                 result = measure_result(
                     task.problem or "",
                     c.measure or "",
-                    Joined(key.y, pred, key.groups, key.weights),
+                    Joined(y, pred, groups, weights),
                     dialect=c.dialect,
                     classes=_names(task),
                     rescale=c.rescale,
@@ -569,34 +604,35 @@ def _depends_on_predictions(key: TableKey, task: Task) -> None:
                 break  # said with its own message where a submission meets it
             values.append(float(result.value))
         if len(values) == 3 and all(math.isfinite(v) for v in values) and len(set(values)) == 1:
-            hint = ""
-            if c.label == "P" and task.problem == "binary":  # prec, p, precision_at_k
-                hint = "; P is precision at k (p@10 sets k); precision at the 0.5 threshold is 'pre'"
-            raise InvalidParameterError(
-                f"task {shown(task.name)}: criterion {c.name!r} (measure {c.measure!r}) does not depend "
-                "on the predictions (the key's own targets, their reverse and a constant prediction all "
-                f"score the same){hint}"
-            )
+            return c
+    return None
 
 
 def _telling(task: Task, y: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     """Two predictions of the task's shape as different as can be: the key's own targets (as
-    scores) and their reverse; None for a key whose targets are all alike.
+    scores) and their reverse; for targets all alike (a board of one class), a varied prediction
+    and its reverse; None for no rows.
     """
+    if not len(y):
+        return None
     if task.problem == "classes":
         names = list(task.classes or ())
         k = len(names)
         index = {n: i for i, n in enumerate(names)}
         idx = np.array([index[str(v)] for v in y.tolist()], np.int64)
-        if k < 2 or len(set(idx.tolist())) < 2:
+        if k < 2:
             return None
+        if len(set(idx.tolist())) < 2:
+            v = _varied(task, len(y))
+            return v, 1.0 - v
         other = 0.1 / (k - 1)
         eye = np.eye(k, dtype=bool)
         return np.where(eye[idx], 0.9, other), np.where(eye[(idx + 1) % k], 0.9, other)
     t = np.asarray(y, float)
     lo, hi = float(np.min(t)), float(np.max(t))
-    if not hi > lo:
-        return None
+    if not hi > lo:  # K labels: every label alike on every row too
+        v = _varied(task, len(y))
+        return v, 1.0 - v
     if task.problem == "regression":
         return t, (lo + hi) - t
     u = (t - lo) / (hi - lo)
@@ -982,6 +1018,9 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
             "read",
             source=path,
         )
+    id_name = task.columns.id  # type: ignore[union-attr]
+    if pa.types.is_floating(pf.schema_arrow.field(id_name).type):
+        _float_parquet_ids(pf.read(columns=[id_name]).column(id_name), id_name, path)
     text = [
         n
         for n, t in zip(pf.schema_arrow.names, pf.schema_arrow.types, strict=True)
@@ -990,32 +1029,9 @@ def _parquet(raw: bytes, path: str, task: Task, key: TableKey, expected: list[st
     caps = {name: cap for name, cap in _field_caps(task, key, names).values()}
     try:
         if text:
-            import pyarrow.compute as pc
-
             coded = pq.ParquetFile(pa.BufferReader(raw), read_dictionary=text).read(columns=text)
             for name in text:
-                col = coded.column(name)
-                cap = caps.get(name, width)
-                for chunk in col.chunks:
-                    values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk
-                    # measured in Arrow (no Python string a value): a text column's longest value
-                    lengths = (
-                        pc.utf8_length(values)
-                        if pa.types.is_string(values.type)
-                        else pc.binary_length(values)
-                    )
-                    longest = pc.max(lengths).as_py() or 0
-                    if longest > cap:
-                        raise InputFormatError(
-                            f"column {name!r} holds a value of {longest:,} characters, longer than "
-                            + (
-                                f"an id of the answer key (at most {cap} characters)"
-                                if name == task.columns.id  # type: ignore[union-attr]
-                                else f"a submission's field can be (at most {cap})"
-                            )
-                            + "; it was not read further",
-                            source=path,
-                        )
+                _held_to(coded.column(name), name, caps.get(name, width), name == id_name, path)
     except InputFormatError:
         raise
     except Exception as e:
@@ -1119,7 +1135,11 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     assert cols is not None
     found = _Found()
     needs = sorted({c.name for c in task.criteria if c.probability})
-    rows = key.lookup(_submitted_ids(frame, cols.id, found))
+    ids = _submitted_ids(frame, cols.id, found)
+    rows = key.lookup(ids)
+    floats = _float_id(frame, cols.id, ids, rows)
+    if floats is not None:  # one line, as a CSV file's float ids: every row's "not in the key" is noise
+        return None, ErrorList([_cut(floats)], 1)
     preds = [_prediction(frame, name, j, task, needs, found) for j, name in enumerate(cols.prediction, 1)]
     matrix = np.column_stack(preds) if len(preds) > 1 else preds[0]
     if any(c.rescale for c in task.criteria):  # rows are divided by their sums: none may sum to 0
@@ -1176,21 +1196,80 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     return Joined(key.y, s, key.groups, key.weights), errors
 
 
+def _held_to(col: Any, name: str, cap: int, is_id: bool, path: str) -> None:
+    """A Parquet text column (read as dictionaries) held to its width: its longest value measured in
+    Arrow (no Python string a value), one too long refused; an id column's first value too long,
+    when it is a 64-bit id a tool wrote as a float (``1.000000383550841e+18``), is said so, at its row.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    offset = 0
+    for chunk in col.chunks:
+        values = chunk.dictionary if hasattr(chunk, "dictionary") else chunk
+        lengths = pc.utf8_length(values) if pa.types.is_string(values.type) else pc.binary_length(values)
+        longest = pc.max(lengths).as_py() or 0
+        if longest > cap:
+            if is_id:
+                per_row = pc.take(lengths, chunk.indices) if values is not chunk else lengths
+                first = pc.index(pc.greater(per_row, cap), True).as_py()
+                value = chunk[first].as_py()
+                if isinstance(value, str) and grammar.first_float_id(np.array([value])) == 0:
+                    raise InputFormatError(float_ids(name, "id", value), source=path, row=offset + first + 1)
+            raise InputFormatError(
+                f"column {name!r} holds a value of {longest:,} characters, longer than "
+                + (
+                    f"an id of the answer key (at most {cap} characters)"
+                    if is_id
+                    else f"a submission's field can be (at most {cap})"
+                )
+                + "; it was not read further",
+                source=path,
+            )
+        offset += len(chunk)
+
+
+def _float_parquet_ids(col: Any, name: str, path: str) -> None:
+    """Refuse a Parquet id column of floats in one line: its first value, as Python writes it, and
+    its row (a null is a missing id, said as such when every value is one).
+    """
+    import pyarrow.compute as pc
+
+    first = pc.index(col.is_valid(), True).as_py()
+    if first >= 0:
+        raise InputFormatError(float_ids(name, "id", repr(col[first].as_py())), source=path, row=first + 1)
+
+
+def _float_id(frame: _Frame, name: str, ids: np.ndarray, rows: np.ndarray) -> str | None:
+    """The one line refusing a submission whose ids are floats, as a CSV file's are refused: a data
+    frame's float column (its first value), or an id written as a float (``101.0``,
+    ``1.000000383550841e+18``) that is not one of the key's (a key's text ids may look like floats);
+    None when there is none.
+    """
+    col = frame.data[name]
+    if col.dtype.kind == "f":
+        valid = np.flatnonzero(~np.isnan(col))
+        if not len(valid):
+            return None
+        r = int(valid[0])
+        return f"{frame.place(r)}: {float_ids(name, 'id', repr(float(col[r])))}"
+    if ids.dtype.kind != "U":
+        return None
+    absent = np.flatnonzero(rows < 0)
+    i = grammar.first_float_id(ids[absent])
+    if i < 0:
+        return None
+    r = int(absent[i])
+    return f"{frame.place(r)}: {float_ids(name, 'id', str(ids[r]))}"
+
+
 def _submitted_ids(frame: _Frame, name: str, found: _Found) -> np.ndarray:
     """The submission's ids (int64 or text, as written); an empty one is an error at its row."""
     col = frame.data[name]
     found.add(frame.missing.get(name, ()), 0, lambda r: f"{frame.place(r, name)}: missing id ({frame.blank})")
     if col.dtype.kind in "iub":
         return col.astype(np.int64)
-    if col.dtype.kind == "f":  # a data frame's (a file's float ids are refused as it is read)
-        found.add(
-            [0],
-            0,
-            lambda r: (
-                f"{place(frame.source)}, column {name!r}: ids written as floating-point numbers; write "
-                "them as the answer key does (integers or text)"
-            ),
-        )
+    if col.dtype.kind == "f":  # a data frame's: refused by _float_id (a file's as it is read)
         return np.full(len(col), "", dtype=str)
     if col.dtype.kind == "U":  # the reader's text column: as it is, no copy
         return col

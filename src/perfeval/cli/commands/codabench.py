@@ -25,7 +25,7 @@ def run(args: Any) -> int:
         made = codabench.bundle(args.second, args.key, args.out, args.reference_out, args.organizer_log)
         lines = [
             f"perfeval: wrote {place(made['program'])} "
-            f"(the scoring program: metadata.yaml, {codabench.TASK_FILE})",
+            f"(the scoring program: metadata.yaml, metadata, {codabench.TASK_FILE})",
             f"perfeval: wrote {place(made['reference'])} (the reference data: {made['key']})",
         ]
         sys.stderr.write("".join(f"{x}\n" for x in lines))

@@ -20,6 +20,7 @@ from perfeval.contest.board import (
     StoreError,
     check_team,
     default_db,
+    key_digest,
     over_the_limit,
     private_rankings,
     rankings,
@@ -75,6 +76,7 @@ def run_score(args: Any) -> int:
     team = check_team(args.team) if args.team is not None else None
     task = load_task(args.task)
     key = read_key(args.key, task)
+    digest = key_digest(args.key)  # stored with each submission: a key corrected since is noticed
     if isinstance(key, Key) and key.header is not None:  # said: a line of the key is not an example
         header = ", ".join(shown(x) for x in key.header)
         where = f"{place(args.key)}, line {key.header_line}"
@@ -86,7 +88,7 @@ def run_score(args: Any) -> int:
         results = _score_all(args, task, key, board, teams)
         if board is not None and any(r.ok or r.refused for r in results):
             try:
-                _store(board, task, args.submissions, teams, results)
+                _store(board, task, digest, args.submissions, teams, results)
             except StoreError as e:
                 not_stored = e
     finally:
@@ -142,7 +144,9 @@ def _score_all(args: Any, task: Task, key: Any, board: Board | None, teams: list
     return results
 
 
-def _store(board: Board, task: Task, subs: list[str], teams: list[str], results: list[Scores]) -> None:
+def _store(
+    board: Board, task: Task, digest: str, subs: list[str], teams: list[str], results: list[Scores]
+) -> None:
     """Store the scored submissions (with their private scores) and the refused ones; one refused
     when stored (over the limit after all: another scorer stored first) is marked so in ``results``.
     """
@@ -154,6 +158,7 @@ def _store(board: Board, task: Task, subs: list[str], teams: list[str], results:
             private=None if r.boards is None else dict(r.boards["private"]),
             refused=r.errors[0] if r.refused else None,
             fingerprint=task_fingerprint(task),
+            key_digest=digest,
         )
         for sub, who, r in zip(subs, teams, results, strict=True)
         if r.ok or r.refused
@@ -181,11 +186,24 @@ def _open(args: Any, task: Task) -> Board:
     return Board(args.db or default_db(args.key), create=False)
 
 
-def _same_definition(task: Task, entries: list[dict[str, Any]]) -> None:
+def _same_definition(task: Task, key_path: str, entries: list[dict[str, Any]]) -> None:
     """Refuse a leaderboard whose stored submissions were scored under another definition of the
-    task (a criterion added, renamed or changed since): ranked together, their scores would mislead.
-    Submissions stored before definitions were recorded are not judged.
+    task (a criterion added, renamed or changed since), or against another answer key (a target
+    corrected since): ranked together, their scores would mislead.  Submissions stored before
+    definitions (key digests) were recorded are not judged.
     """
+    try:
+        digest: str | None = key_digest(key_path)
+    except OSError:  # a reader not allowed to read the key: perfeval score never stores beside another's
+        digest = None
+    other = [e for e in entries if digest is not None and e.get("key") not in (None, digest)]
+    if other:
+        raise InvalidParameterError(
+            f"task {shown(task.name)}: {len(other)} of its {len(entries)} stored submission(s) were scored "
+            f"against another answer key (the file {place(key_path)} has changed since): restore the key "
+            "they were scored against, or score them again into a new leaderboard (--db); perfeval has "
+            "no command that rescores stored submissions"
+        )
     mine = task_fingerprint(task)
     other = [e for e in entries if e.get("definition") not in (None, mine)]
     if other:
@@ -224,7 +242,7 @@ def run_leaderboard(args: Any) -> int:
         entries = board.entries(task.name, private=released is not None)
     finally:
         board.close()
-    _same_definition(task, entries)
+    _same_definition(task, args.key, entries)
     directions = task.directions()
     public = rankings(entries, directions)
     final = (
@@ -303,7 +321,7 @@ def run_board(args: Any) -> int:
         entries = [e for e in every if team is None or e["team"] == team]
     finally:
         board.close()
-    _same_definition(task, every)
+    _same_definition(task, args.key, every)
     names = list(task.directions())
     if args.format == "json":
         keep = ("id", "team", "file", "time", "scores", "final") + (("private",) if released else ())
