@@ -340,3 +340,20 @@ def test_dsc_and_unc_read_only_the_order_mcb_needs_probabilities():
         assert value(y, logit, f"brier_dsc:form={form}") == value(y, p, f"brier_dsc:form={form}")
         assert math.isnan(value(y, logit, f"brier_mcb:form={form}"))
     assert value(y, logit, "brier_unc") == value(y, p, "brier_unc") == 0.25
+
+
+def test_explain_names_only_the_torchmetrics_rules_that_touched_the_data():
+    """torchmetrics' ECE differs here by its linspace edges only (0.3 with 10 bins: torch.bucketize), no score
+    is 1.0: explain says the edges' rule with the cases it moved, and not the extra bin of 1.0 (it
+    said both whenever the values differed); with a score of 1.0, that rule and its cases."""
+    y = [1, 0, 1, 0, 1, 0, 0, 1, 1, 0]
+    s = [0.3, 0.3, 0.6, 0.6, 0.35, 0.1, 0.25, 0.9, 0.55, 0.65]
+    e = perfeval.explain(y, s, measures=["ece:n_bins=10"], dialects="torchmetrics")
+    assert e.value("torchmetrics", "ECE:n_bins=10") != e.value("perfeval", "ECE:n_bins=10")
+    rules = e.cells["torchmetrics"]["ECE:n_bins=10"].rules
+    assert not any("1.0" in r for r in rules), rules
+    moved = "[2 cases in another bin than perfeval's]"
+    assert any("torch.linspace" in r and moved in r for r in rules), rules
+    e = perfeval.explain(y, [*s[:-1], 1.0], measures=["mce:n_bins=10"], dialects="torchmetrics")
+    rules = e.cells["torchmetrics"]["MCE:n_bins=10"].rules
+    assert any("extra bin of its own" in r and "[1 cases scored 1.0]" in r for r in rules), rules

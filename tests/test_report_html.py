@@ -475,3 +475,35 @@ def test_weights_all_0_give_a_report_and_plots_not_an_internal_error(tmp_path, c
     for y, s, w in (([], [], None), ([1, 0, 1], [0.5, 0.3, 0.7], [0, 0, 0])):
         got = ci(y, s, sample_weight=w, measures=["top1", "ca1", "roc"], n_boot=20)
         assert got["TOP1"].estimate == 0.0 and math.isnan(got["ROC"].estimate)
+
+
+def test_grouped_report_says_why_the_pooled_value_and_each_group_are_undefined(tmp_path):
+    """With --group, an undefined value over all rows pooled says why (it said nothing: only the
+    mean over groups was looked at), and so does each undefined group: the cell's title and the
+    list under the table, in the words of `perfeval eval --group`."""
+    frame = pd.DataFrame(
+        {
+            "y": [1, 0, 1, 0, 0, 0, 1, 0, 1, 0],
+            "p": [1.0, 0.2, 0.7, 0.4, 0.3, 0.5, 0.6, 0.1, 0.8, 0.9],
+            "g": ["a", "a", "a", "a", "b", "b", "c", "c", "c", "c"],
+        }
+    )
+    path = tmp_path / "g.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "g.html"
+    assert main(["report", str(path), "-m", "roc,cal_slope", "--group", "g", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert parse(text).value("p", "CAL_SLOPE", "overall").startswith("undefined")
+    notes = _notes(text)
+    said = "CAL_SLOPE over all rows pooled is undefined: 1 score is exactly 0 or 1: the logit is infinite"
+    assert said in notes
+    import re
+
+    i = text.index("group-whys")
+    whys = re.sub(r"<[^>]+>", "", text[i : text.index("</ul>", i)])
+    assert "ROC is undefined in 1 group (one class only)" in whys
+    # a: a score of 1 (no logit); b: one class only; c: a slope
+    said = "CAL_SLOPE is undefined in 2 groups (1 group: 1 score is exactly 0 or 1; 1 group: one class only)"
+    assert said in whys
+    assert text.count('title="one class only: all 2 cases are negative"') == 2  # ROC and CAL_SLOPE of b
+    assert text.count('title="1 score is exactly 0 or 1: the logit is infinite"') == 1

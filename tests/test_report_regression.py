@@ -287,3 +287,26 @@ def test_a_large_file_is_told_by_its_first_chunk(data, capsys, monkeypatch, tmp_
         ["report", binary, "--target", "y", "--score", "s", "-m", "roc", "-o", d / "b.html"], capsys
     )
     assert rc == 0 and "regression" not in err, err
+
+
+def test_grouped_report_says_why_the_pooled_value_is_undefined(tmp_path, capsys):
+    """With groups, a measure undefined over all rows pooled but not in every group (MAPE: a target
+    of 0 in one group) says why under the table, as `perfeval eval` does (it said nothing: only the
+    means over groups were looked at)."""
+    path = tmp_path / "zero.csv"
+    frame = pd.DataFrame(
+        {"y": [0.0, 2.0, 3.0, 1.5, 2.5, 4.0], "p": [0.5, 2.2, 2.7, 1.4, 2.9, 3.5], "g": list("aabbbb")}
+    )
+    frame.to_csv(path, index=False)
+    out = tmp_path / "z.html"
+    rc, _o, err = _run(["report", path, "--target", "y", "--score", "p", "--group", "g", "-m", "mae,mape",
+                        "-o", out], capsys)  # fmt: skip
+    assert rc == 0, err
+    text = out.read_text(encoding="utf-8")
+    assert _td(parse(text), "p", "MAPE", "overall") == "undefined"
+    i = text.index("value-notes")
+    import re
+
+    notes = re.sub(r"<[^>]+>", "", text[i : text.index("</ul>", i)])
+    assert "MAPE over all rows pooled is undefined: 1 target is 0: a percentage of 0 is undefined" in notes
+    assert "MAE" not in notes

@@ -337,12 +337,7 @@ TORCHMETRICS = Dialect(
             params=(("bins", "width"),),
             finish="perfeval.measures.calibration:torchmetrics_ece",
             finish_params=True,
-            notes=(
-                "a score of exactly 1.0 falls in an extra bin of its own (torch.bucketize right=True on "
-                "linspace(0, 1, n_bins + 1); torchmetrics#3510); perfeval's last bin is closed",
-                "bin edges torch.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges (a score "
-                "of 0.3 with 10 bins falls in the bin below)",
-            ),
+            reasons="perfeval.measures.calibration:torchmetrics_reasons",
         ),
         "MCE": Policy(
             "torchmetrics.functional.classification.binary_calibration_error(norm='max')",
@@ -350,11 +345,7 @@ TORCHMETRICS = Dialect(
             params=(("bins", "width"),),
             finish="perfeval.measures.calibration:torchmetrics_mce",
             finish_params=True,
-            notes=(
-                "a score of exactly 1.0 falls in an extra bin of its own (torchmetrics#3510); perfeval's "
-                "last bin is closed",
-                "bin edges torch.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges",
-            ),
+            reasons="perfeval.measures.calibration:torchmetrics_reasons",
         ),
         "ECE_TOP": Policy(
             "torchmetrics.functional.classification.multiclass_calibration_error",

@@ -654,6 +654,46 @@ def torchmetrics_mce(h: ScoreHistogram, *, n_bins: int, bins: str = "width", **_
     return torchmetrics_ece(h, n_bins=n_bins, norm="max", debiased="no")
 
 
+def torchmetrics_rules(conf: np.ndarray, n_bins: int) -> list[str]:
+    """The rules of torchmetrics' ``binary_calibration_error`` that touched these scores (one a case;
+    those outside [0, 1] read through the sigmoid first, said by ``explain``'s own rule), for
+    ``explain``: the scores of exactly 1.0 in the extra bin, the cases its linspace edges bin
+    elsewhere than perfeval's ``i / n_bins``.
+    """
+    c = np.asarray(conf, dtype=np.float64)
+    if len(c) and (c.min() < 0 or c.max() > 1):
+        c = 1.0 / (1.0 + np.exp(-c))
+    B = int(n_bins)
+    out = []
+    ones = int(np.count_nonzero(c == 1.0))
+    if ones:
+        out.append(
+            "a score of exactly 1.0 falls in an extra bin of its own (torch.bucketize right=True on "
+            "linspace(0, 1, n_bins + 1); torchmetrics#3510); perfeval's last bin is closed "
+            f"[{ones} cases scored 1.0]"
+        )
+    rest = c[c < 1.0]
+    ours = np.minimum(np.searchsorted(np.arange(1, B, dtype=np.float64) / B, rest, side="right"), B - 1)
+    theirs = np.searchsorted(torch_linspace_edges(B), rest, side="right") - 1
+    moved = int(np.count_nonzero(ours != theirs))
+    if moved:
+        out.append(
+            "bin edges torch.linspace(0, 1, n_bins + 1), an ulp off i/n_bins at some edges (a score "
+            f"of 0.3 with 10 bins falls in the bin below) [{moved} cases in another bin than perfeval's]"
+        )
+    return out
+
+
+def torchmetrics_reasons(h: ScoreHistogram, measure: str, params: dict, options: dict) -> list[str]:
+    """The ``reasons`` of the torchmetrics dialect's ECE and MCE for ``explain`` (one line a rule that
+    touched these data, with what it touched): :func:`torchmetrics_rules` over the summary's cases.
+    """
+    B = int(params.get("n_bins", 15))
+    wt = h.pos + h.neg
+    counts = np.round(wt).astype(np.int64) if h.is_counts() else np.ones(len(wt), dtype=np.int64)
+    return torchmetrics_rules(np.repeat(h.scores, counts), B)
+
+
 def torch_linspace_edges32(n_bins: int) -> np.ndarray:
     """``torch.linspace(0, 1, n_bins + 1, dtype=torch.float32)``: the float64 kernel's rule
     (:func:`torch_linspace_edges`) in float32, the step ``float32(1) / float32(n_bins)``, each value

@@ -116,14 +116,54 @@ def _fmt(v: float) -> str:
     return "undefined" if math.isnan(v) else f"{v:.6f}"
 
 
-def _cell(v: Any) -> str:
+def _cell(v: Any, why: str | None = None) -> str:
+    """A table cell of ``v``; a value that is not a number says ``why`` (if known) in its title."""
     if isinstance(v, (float, np.floating)):
         if not math.isfinite(v):
-            return f'<td class="num undef">{_fmt(float(v))}</td>'
+            title = f' title="{_esc(why)}"' if why else ""
+            return f'<td class="num undef"{title}>{_fmt(float(v))}</td>'
         return f'<td class="num">{v:.6f}</td>'
     if isinstance(v, (int, np.integer)):
         return f'<td class="num">{v:,}</td>'
     return f"<td>{_esc(str(v))}</td>"
+
+
+def _group_whys(r: Any) -> dict[Any, str]:
+    """Each undefined group's reason (its key as the report shows it), where the result says it."""
+    whys = list(getattr(r, "undefined_groups_why", None) or [])
+    if not r.undefined or len(whys) != len(r.undefined):
+        return {}
+    return {_plain(k): why for k, why in zip(r.undefined, whys, strict=True) if why}
+
+
+def _why_groups(rep: Any, labels: list[str]) -> str:
+    """Under a per-group table: why each measure is undefined in the groups where it is, the groups
+    counted by reason (the reason's words before its first colon: its counts differ from group to
+    group; each cell's title gives its group's own), as ``perfeval eval --group`` says it.
+    """
+    items = []
+    for lab in labels:
+        r = rep.results[lab]
+        if r.per_group is None or not r.undefined:
+            continue
+        whys = _group_whys(r)
+        if not whys:
+            continue
+        heads: dict[str, int] = {}
+        for why in whys.values():
+            head = why.split(": ")[0]
+            heads[head] = heads.get(head, 0) + 1
+        n = len(r.undefined)
+        said = (
+            next(iter(heads))
+            if len(heads) == 1
+            else "; ".join(f"{c:,} {'group' if c == 1 else 'groups'}: {h}" for h, c in heads.items())
+        )
+        groups = f"{n:,} {'group' if n == 1 else 'groups'}"
+        items.append(f"<li><b>{_esc(lab)}</b> is undefined in {groups} ({_esc(said)})</li>")
+    if not items:
+        return ""
+    return "<ul class='notes group-whys'>" + "".join(items) + "</ul>"
 
 
 def _table(head: list[str], rows: list[list[Any]], cls: str = "") -> str:
@@ -446,11 +486,12 @@ def _per_group(
         f"<p class='meta'>Each group's value of every measure, one table a model{note}, as "
         f"<code>perfeval eval --group {esc(column)} --per-group</code> prints it; "
         "<i>undefined</i>: the measure is not defined in the group (e.g. one class only) and is left "
-        "out of the mean over groups.</p>",
+        "out of the mean over groups; why: under each table, and each such cell's title.</p>",
     ]
     for m, rep in reports.items():
         keys = [_plain(k) for k in rep.groups]
         per_group = {lab: np.asarray(rep.results[lab].per_group, dtype=float) for lab in labels}
+        whys = {lab: _group_whys(rep.results[lab]) for lab in labels}
         rows = []
         for i, k in enumerate(keys[:max_rows]):
             j = groups.index[k]
@@ -458,7 +499,7 @@ def _per_group(
                 f"<td class='key'>{esc(str(k))}</td>",
                 _cell(int(groups.rows[j])),
                 _cell(int(groups.pos[j])),
-            ] + [_cell(float(per_group[lab][i])) for lab in labels]
+            ] + [_cell(float(per_group[lab][i]), whys[lab].get(k)) for lab in labels]
             rows.append("<tr>" + "".join(cells) + "</tr>")
         head = "".join(f"<th>{esc(h)}</th>" for h in ["group", "rows", "positives", *labels])
         out += [
@@ -466,6 +507,7 @@ def _per_group(
             f"<div class='scroll tall' data-model='{esc(m)}'><table class=\"groups\"><tr>{head}</tr>\n"
             + "\n".join(rows)
             + "</table></div>",
+            _why_groups(rep, labels),
         ]
     return out
 
@@ -533,11 +575,14 @@ def _value_notes(
     y: np.ndarray,
     models: dict[str, Any],
     w: Any,
+    overall: dict[str, Any] | None = None,
 ) -> str:
     """Why a value of the measures table is not a number, as ``perfeval eval`` says it: the input of
     one class, an infinite log loss (the cases that give their own class a probability of 0, the
     first named), a measure undefined for the data (its edge cases), a mean over groups infinite in
-    a group.  Empty when every value is a number.
+    a group; with groups, the value over all rows pooled too (``overall``: each model's report
+    without groups, as ``perfeval eval`` without ``--group`` says it).  Empty when every value is a
+    number.
     """
     esc = _esc
     notes: list[str] = []
@@ -551,17 +596,22 @@ def _value_notes(
             + (", the precision / recall and lift curves" if pos == 0 else "")
             + ")."
         )
-    said: dict[tuple[str, str], list[str]] = {}
+    said: dict[tuple[str, str, str], list[str]] = {}
     for name, rep in reports.items():
+        pooled = (overall or {}).get(name)
         for lab in labels:
+            if pooled is not None and lab in pooled.results:
+                why = _why_not_a_number(lab, pooled.results[lab], None, y, models[name], w)
+                if why is not None:
+                    said.setdefault((lab, " over all rows pooled", why), []).append(name)
             why = _why_not_a_number(lab, rep.results[lab], rep.groups, y, models[name], w)
             if why is not None:
-                said.setdefault((lab, why), []).append(name)
-    for (lab, why), names in said.items():
+                said.setdefault((lab, "", why), []).append(name)
+    for (lab, where, why), names in said.items():
         who = ""
         if len(reports) > 1:
             who = " of every model" if len(names) == len(reports) else " of " + ", ".join(names)
-        notes.append(f"<b>{esc(lab)}</b>{esc(who)} {why.rstrip('.')}.")
+        notes.append(f"<b>{esc(lab)}</b>{esc(who)}{where} {why.rstrip('.')}.")
     if not notes:
         return ""
     return "<ul class='notes value-notes'>" + "".join(f"<li>{n}</li>" for n in notes) + "</ul>"
@@ -858,7 +908,7 @@ def build(
     parts.append("<h2>Measures</h2>")
     if info is not None:
         parts.append(_measures_grouped(labels, reports, overall, shown, len(info)))
-        parts.append(_value_notes(labels, reports, y, models, w))
+        parts.append(_value_notes(labels, reports, y, models, w, overall))
         parts.append(_grouped_notes(labels, pooled, info, column))
     else:
         parts.append(_measures_plain(labels, reports, shown))
@@ -2257,26 +2307,32 @@ def _reg_input(y: np.ndarray, models: dict[str, np.ndarray], g: Any, w: Any, sou
     return _table(["", "value"], rows, "summary")
 
 
-def _reg_notes(labels: list[str], reports: dict[str, Any]) -> str:
-    """Why a value of the measures table is not a number, as ``perfeval eval`` says it."""
+def _reg_notes(labels: list[str], reports: dict[str, Any], overall: dict[str, Any] | None = None) -> str:
+    """Why a value of the measures table is not a number, as ``perfeval eval`` says it; with groups,
+    the value over all rows pooled too (``overall``: each model's report without groups).
+    """
     from perfeval.engine.report import why_not_finite
 
-    said: dict[tuple[str, str], list[str]] = {}
+    said: dict[tuple[str, str, str], list[str]] = {}
     for name, rep in reports.items():
+        pooled = (overall or {}).get(name)
         for lab in labels:
-            r = rep.results[lab]
-            v = float(r.value)
-            if math.isfinite(v):
-                continue
-            where = "in every group" if r.per_group is not None else "for this data"
-            why = f"undefined: {r.why}" if r.why else why_not_finite(v, lab, where)
-            said.setdefault((lab, (why or "undefined").rstrip(".")), []).append(name)
+            for where_said, r in (
+                (" over all rows pooled", None if pooled is None else pooled.results.get(lab)),
+                ("", rep.results[lab]),
+            ):
+                if r is None or math.isfinite(float(r.value)):
+                    continue
+                v = float(r.value)
+                where = "in every group" if r.per_group is not None else "for this data"
+                why = f"undefined: {r.why}" if r.why else why_not_finite(v, lab, where)
+                said.setdefault((lab, where_said, (why or "undefined").rstrip(".")), []).append(name)
     notes = []
-    for (lab, why), names in said.items():
+    for (lab, where_said, why), names in said.items():
         who = ""
         if len(reports) > 1:
             who = " of every model" if len(names) == len(reports) else " of " + ", ".join(names)
-        notes.append(f"<b>{_esc(lab)}</b>{_esc(who)} is {_esc(why)}.")
+        notes.append(f"<b>{_esc(lab)}</b>{_esc(who)}{where_said} is {_esc(why)}.")
     if not notes:
         return ""
     return "<ul class='notes value-notes'>" + "".join(f"<li>{n}</li>" for n in notes) + "</ul>"
@@ -2300,10 +2356,11 @@ def _reg_per_group(
     ]
     for m, rep in reports.items():
         per = {lab: np.asarray(rep.results[lab].per_group, dtype=float) for lab in labels}
+        whys = {lab: _group_whys(rep.results[lab]) for lab in labels}
         body = []
         for i, k in enumerate([_plain(k) for k in rep.groups][:max_rows]):
             cells = [f"<td class='key'>{_esc(str(k))}</td>", _cell(rows_of.get(k, 0))]
-            cells += [_cell(float(per[lab][i])) for lab in labels]
+            cells += [_cell(float(per[lab][i]), whys[lab].get(k)) for lab in labels]
             body.append("<tr>" + "".join(cells) + "</tr>")
         head = "".join(f"<th>{_esc(h)}</th>" for h in ["group", "rows", *labels])
         out += [
@@ -2311,6 +2368,7 @@ def _reg_per_group(
             f"<div class='scroll tall' data-model='{_esc(m)}'><table class=\"groups\"><tr>{head}</tr>\n"
             + "\n".join(body)
             + "</table></div>",
+            _why_groups(rep, labels),
         ]
     return out
 
@@ -2478,7 +2536,7 @@ def build_regression(
     if g is not None:
         n_groups = len(first.groups)
         parts.append(_measures_grouped(labels, reports, overall, shown, n_groups))
-        parts.append(_reg_notes(labels, reports))
+        parts.append(_reg_notes(labels, reports, overall))
         parts.append(
             "<p class='meta'><b>overall</b>: every row pooled, as <code>perfeval eval</code> without "
             f"<code>--group</code>; <b>mean over groups</b>: the value column of <code>perfeval eval "
