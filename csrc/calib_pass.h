@@ -232,17 +232,22 @@ static void CAL(prep)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double out
 }
 
 /* The pass (CAL(pass)) of every small group of a cal_slots at once (calibration.c, slots_run): each
- * slot a group whose classes have at most 8 cells each, cell j of a class in position j, the places
- * past its cells holding cells of weight 0 (as the pass pads its last eight), at that slot's (a, b).
- * The vectors here run across the slots, not across a group's cells: a cell's terms are the same
- * IEEE operations whichever lane makes them, so slot k's out[c][o][k] is the pass's out[o] over its
- * class c, bit for bit: each position's sums start from 0.0 as the pass's lanes do, and the eight
- * positions are added as the pass adds its eight lanes (g0 and g1 in their order with the rounding
- * errors gathered, the others pairwise).  The slots 0 .. n_act - 1 are made (the others not read),
- * every sum of the joint fit, and the likelihood in the vectors holding a slot below n_ll (slots_run
- * puts the slots that ask for it first); slots_run zeroes what a slot's flags leave out, as the pass
- * does. */
-static void CAL(slots)(cal_slots *sl, int n_act, int n_ll)
+ * slot a group whose classes have at most SLOT_CELLS (16) cells each, cell j of a class in position j
+ * (m[c][r] of them at place r), the places past its cells holding cells of weight 0 and x 0, at that
+ * slot's (a, b), finite (slots_run fits a slot of another (a, b) alone, by fit_sums).  The vectors
+ * here run across the slots, not across a group's cells: a cell's terms are the same IEEE operations
+ * whichever lane makes them, so slot k's out[c][o][k] is the pass's out[o] over its class c, bit for
+ * bit: position j's sums start from 0.0 as the pass's lane j does and add cell j, then cell j + 8 (the
+ * pass's second block of eight), and the eight positions are added as the pass adds its eight lanes
+ * (g0 and g1 in their order with the rounding errors gathered, the others pairwise).  A cell of
+ * weight 0 and x 0 at a finite (a, b) adds exact zeros (its z is a, its e in (0, 1], every term
+ * 0 times a finite number, added to sums that are never -0.0), which the pass adds for its padding
+ * and which are left out here past the most cells of a vector's places (M).  Each vector's e =
+ * exp(-|z|) are made first, every position's apart (independent chains, so that they overlap),
+ * then the terms.  The places 0 .. n_act - 1 are made (the others not read), the likelihood in the
+ * vectors holding a place below n_ll (slots_run puts the places that ask for it first), the slope's
+ * sums only when joint; slots_run zeroes what a place's flags leave out, as the pass does. */
+static void CAL(slots)(cal_slots *sl, int n_act, int n_ll, int joint)
 {
     const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;
     const cvd zero = (cvd){0};
@@ -250,49 +255,64 @@ static void CAL(slots)(cal_slots *sl, int n_act, int n_ll)
         const int neg = c;
         for (int u = 0; u < SLOTS / CLN && u * CLN < n_act; u++) {
             const int want_ll = u * CLN < n_ll;
-            cvd va, vb, l[10][8], cm[2][8];
+            int M = 0;
+            for (int r = u * CLN; r < (u + 1) * CLN; r++)
+                M = sl->m[c][r] > M ? sl->m[c][r] : M;
+            cvd va, vb, l[10][8], cm[2][8], Z[SLOT_CELLS], E[SLOT_CELLS];
             memcpy(&va, sl->a + u * CLN, sizeof va);
             memcpy(&vb, sl->b + u * CLN, sizeof vb);
-            for (int j = 0; j < 8; j++) {
-                cvd X, W;
+            for (int j = 0; j < M; j++) {
+                cvd X;
                 memcpy(&X, sl->x[c][j] + u * CLN, sizeof X);
-                memcpy(&W, sl->w[c][j] + u * CLN, sizeof W);
-                cvd z = va + vb * X;
-                cvd e = CAL(vexp)(-(cvd)((cvm)z & absmask));
-                cvd qq = 1.0 / (1.0 + e);
-                cvd eq = e / (1.0 + e);
-                cvm up = z >= 0.0;
-                cvd mu = CAL(vblend)(up, qq, eq), omu = CAL(vblend)(up, eq, qq);
-                cvm whole = neg ? up : ~up;
-                cvd rw = CAL(vblend)(whole, neg ? -W : W, zero), rs = W * CAL(vblend)(up, eq, -eq);
-                cvd v = W * (eq * qq);
-                cvd vx = v * X;
-                cvd t4[4] = {rw, rs, rw * X, rs * X};
-                cvd A[2] = {zero, zero}, C[2] = {zero, zero};
-                for (int m = 0; m < 4; m++) { /* the pass's two-sum, from its lane's 0.0 */
-                    cvd *Am = &A[m >> 1], s2 = *Am + t4[m], b2 = s2 - *Am;
-                    C[m >> 1] += (*Am - (s2 - b2)) + (t4[m] - b2);
-                    *Am = s2;
+                Z[j] = va + vb * X;
+                E[j] = CAL(vexp)(-(cvd)((cvm)Z[j] & absmask));
+            }
+            for (int j = 0; j < 8; j++) {
+                cvd A[2] = {zero, zero}, C[2] = {zero, zero}, s2_ = zero, s3_ = zero, s4_ = zero, s5_ = zero;
+                cvd s6_ = zero, s7_ = zero, s8_ = zero, s9_ = zero;
+                for (int h = j; h < M; h += 8) {
+                    cvd X, W, z = Z[h], e = E[h];
+                    memcpy(&X, sl->x[c][h] + u * CLN, sizeof X);
+                    memcpy(&W, sl->w[c][h] + u * CLN, sizeof W);
+                    cvd qq = 1.0 / (1.0 + e);
+                    cvd eq = e / (1.0 + e);
+                    cvm up = z >= 0.0;
+                    cvd mu = CAL(vblend)(up, qq, eq), omu = CAL(vblend)(up, eq, qq);
+                    cvm whole = neg ? up : ~up;
+                    cvd rw = CAL(vblend)(whole, neg ? -W : W, zero), rs = W * CAL(vblend)(up, eq, -eq);
+                    cvd v = W * (eq * qq);
+                    cvd tt = v * (omu - mu);
+                    for (int m = 0; m < (joint ? 4 : 2); m++) { /* the pass's two-sum */
+                        cvd tm = m == 0 ? rw : m == 1 ? rs : m == 2 ? rw * X : rs * X;
+                        cvd *Am = &A[m >> 1], s2 = *Am + tm, b2 = s2 - *Am;
+                        C[m >> 1] += (*Am - (s2 - b2)) + (tm - b2);
+                        *Am = s2;
+                    }
+                    s2_ += v;
+                    s6_ += tt;
+                    if (joint) {
+                        cvd vx = v * X, vxx = vx * X;
+                        s3_ += vx;
+                        s4_ += vxx;
+                        s7_ += tt * X;
+                        s8_ += tt * (X * X);
+                        s9_ += tt * ((X * X) * X);
+                    }
+                    if (want_ll) {
+                        cvd sp = CAL(vlog1p01)(e);
+                        cvd zz = neg ? CAL(vblend)(z > 0.0, z, zero) : CAL(vblend)(z < 0.0, -z, zero);
+                        s5_ += W * (sp + zz);
+                    }
                 }
-                cvd vxx = vx * X, tt = v * (omu - mu);
                 l[0][j] = A[0], l[1][j] = A[1], cm[0][j] = C[0], cm[1][j] = C[1];
-                l[2][j] = zero + v;
-                l[3][j] = zero + vx;
-                l[4][j] = zero + vxx;
-                l[6][j] = zero + tt;
-                l[7][j] = zero + tt * X;
-                l[8][j] = zero + tt * (X * X);
-                l[9][j] = zero + tt * ((X * X) * X);
-                if (want_ll) {
-                    cvd sp = CAL(vlog1p01)(e);
-                    cvd zz = neg ? CAL(vblend)(z > 0.0, z, zero) : CAL(vblend)(z < 0.0, -z, zero);
-                    l[5][j] = zero + W * (sp + zz);
-                } else
-                    l[5][j] = zero;
+                l[2][j] = s2_, l[3][j] = s3_, l[4][j] = s4_, l[5][j] = s5_;
+                l[6][j] = s6_, l[7][j] = s7_, l[8][j] = s8_, l[9][j] = s9_;
             }
             for (int s = 0; s < 10; s++) {
                 int o = s < 6 ? s : s + 2;
                 cvd r;
+                if (!joint && (s == 1 || s == 3 || s == 4 || s >= 7))
+                    continue; /* not read (slots_run zeroes them) */
                 if (s >= 2) {
                     r = ((l[s][0] + l[s][1]) + (l[s][2] + l[s][3])) + ((l[s][4] + l[s][5]) + (l[s][6] + l[s][7]));
                 } else {

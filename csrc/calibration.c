@@ -625,17 +625,19 @@ typedef struct {
 } cal_seq;
 
 /* Small groups fitted together (slots_run): up to SLOTS groups whose classes have at most SLOT_CELLS
- * cells each, kept by slot k (xs[k][c][j], ws[k][c][j]: cell j of class c, weight 0 and x 0 past its
- * cells); for a pass, the groups that wait for one laid out in places r = 0, 1, ...: cell j of class
- * c at x[c][j][r], w[c][j][r], the place's (a, b), and each class's numbers of the pass there
- * (out[c][0 .. 11][r], calib_pass.h). */
-#define SLOT_CELLS 8
+ * cells each, kept by slot k (xs[k][c][j], ws[k][c][j]: cell j of class c; ms[k][c] of them); for a
+ * pass, the groups that wait for one laid out in places r = 0, 1, ...: cell j of class c at
+ * x[c][j][r], w[c][j][r] (m[c][r] of them, then weight 0 and x 0), the place's (a, b), and each class's numbers of the pass there (out[c][0 .. 11][r],
+ * calib_pass.h). */
+#define SLOT_CELLS 16
 #define SLOTS 32
 typedef struct {
     double x[2][SLOT_CELLS][SLOTS], w[2][SLOT_CELLS][SLOTS];
     double a[SLOTS], b[SLOTS];
+    int m[2][SLOTS];
     double out[2][12][SLOTS];
-    double xs[SLOTS][2][SLOT_CELLS], ws[SLOTS][2][SLOT_CELLS]; /* each group's cells, by its slot */
+    double xs[SLOTS][2][SLOT_CELLS + 1], ws[SLOTS][2][SLOT_CELLS + 1]; /* each group's cells, by its slot (and a spare) */
+    int ms[SLOTS][2];
 } cal_slots;
 
 /* The fit's pass (calib_pass.h), compiled for the baseline and, on x86-64 with GCC, for AVX2 and
@@ -668,7 +670,7 @@ typedef struct {
 
 typedef void (*pass_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
 typedef void (*prep_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double[4]);
-typedef void (*slots_fn)(cal_slots *, int, int);
+typedef void (*slots_fn)(cal_slots *, int, int, int);
 typedef struct {
     const char *name;
     pass_fn pass;
@@ -1005,7 +1007,7 @@ static int fit_threads(void)
  * A group of a few cells costs fit_group about a microsecond, most of it waiting: each of its three to
  * six passes is one vector of eight lanes a class, a chain of dependent operations (exp's polynomial,
  * two divisions, the lanes added in order) that leaves the core idle, and 100,000 such groups took
- * 3 to 4 times their ROC area.  So the groups whose classes have at most SLOT_CELLS cells each are
+ * 3 to 4 times their ROC area.  So the groups whose classes have at most SLOT_CELLS (16) cells each are
  * fitted SLOTS at a time: each group's fit_group / newton2, step for step, as a machine that stops
  * where fit_group makes a pass (fsm_step), and every waiting group's pass made at once (the slots
  * pass, calib_pass.h), across the groups, so that one group's chain runs beside the others'.  Every
@@ -1160,27 +1162,74 @@ static void slot_sums(const cal_slots *sl, int r, int flags, double out[10])
         out[m] = t[m + 2];
 }
 
-/* group g's cells into slot k and its machine started from the prep's numbers (calib_pass.h's prep
- * and fit_group's sums of them, for classes of one block of eight) */
-static void slot_load(cal_slots *sl, int k, fit_fsm *f, const fit_src *s, Py_ssize_t lo0, Py_ssize_t hi0,
-                      Py_ssize_t lo1, Py_ssize_t hi1, int joint)
+/* The groups' cells as logit_fit is given them: cell i of group g at bounds[g] .. bounds[g + 1] - 1,
+ * x its logit, pos its positives' weight, w2 its weight (or, w2neg, its negatives': the weight pos +
+ * w2); sc its score when the groups are checked (fit_cells' rule, below), else NULL. */
+typedef struct {
+    const double *x, *pos, *w2, *sc;
+    const int64_t *bounds;
+    int w2neg;
+} fit_in;
+
+/* group g's cells of each class (a positive cell: pos > 0, that weight; a negative cell: w - pos > 0,
+ * that weight; w the cell's weight) into xp, wp and xn, wn when given (cap + 1 places each: every cell
+ * is written, then kept or not; the cells past cap in the last place), their numbers into np_, nn; checked (in->sc): the cells of weight w > 0 only, and 0 when one of
+ * their scores is not in (0, 1) (fit_cells' rule: no fit), else 1 */
+static int group_cells(const fit_in *in, Py_ssize_t g, double *xp, double *wp, double *xn, double *wn,
+                       Py_ssize_t cap, Py_ssize_t *np_, Py_ssize_t *nn)
 {
-    Py_ssize_t lo[2] = {lo0, lo1}, hi[2] = {hi0, hi1};
+    Py_ssize_t a = 0, b = 0;
+    int inside = 1;
+    const Py_ssize_t lo = in->bounds[g], hi = in->bounds[g + 1];
+    const double *x = in->x, *pos = in->pos, *w2 = in->w2, *sc = in->sc;
+    if (!xp) { /* count only (without branches on the data: the classes come mixed), x brought in */
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            double p = pos[i], w = in->w2neg ? p + w2[i] : w2[i], q = w - p;
+            __builtin_prefetch(x + i);
+            if (sc) {
+                if (!(w > 0))
+                    continue;
+                inside &= sc[i] > 0.0 && sc[i] < 1.0;
+            }
+            a += p > 0, b += q > 0;
+        }
+    } else
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            double p = pos[i], w = in->w2neg ? p + w2[i] : w2[i], q = w - p;
+            if (sc) {
+                if (!(w > 0))
+                    continue;
+                inside &= sc[i] > 0.0 && sc[i] < 1.0;
+            }
+            Py_ssize_t ka = a < cap ? a : cap, kb = b < cap ? b : cap; /* written, then kept or not */
+            xp[ka] = x[i], wp[ka] = p, xn[kb] = x[i], wn[kb] = q;
+            a += p > 0, b += q > 0;
+        }
+    *np_ = a, *nn = b;
+    return inside;
+}
+
+/* the group now in slot k (its cells in xs[k], ws[k], ms[k]): its machine started from the prep's
+ * numbers (calib_pass.h's prep and fit_group's sums of them: lane j of a class adds its cells j and
+ * j + 8, the lanes pairwise; its padding's zeros, which change no sum, left out) */
+static void slot_start(cal_slots *sl, int k, fit_fsm *f, int joint)
+{
     double W = 0.0, P = 0.0, SX = 0.0;
     memset(f, 0, sizeof *f);
     f->joint = joint;
     for (int c = 0; c < 2; c++) {
-        const cal_seq *q = &s->seq[c];
+        const double *X = sl->xs[k][c], *Wt = sl->ws[k][c];
+        const int m = sl->ms[k][c];
         double l0[8], l1[8], lmn = INFINITY, lmx = -INFINITY;
         for (int j = 0; j < 8; j++) {
-            Py_ssize_t i = lo[c] + j;
-            double X = i < hi[c] ? q->x[i] : 0.0, Wt = i < hi[c] ? (q->w ? q->w[i] : 1.0) : 0.0;
-            sl->xs[k][c][j] = X, sl->ws[k][c][j] = Wt;
-            l0[j] = 0.0 + Wt, l1[j] = 0.0 + Wt * X;
-            if (i < hi[c]) {
-                lmn = X < lmn ? X : lmn;
-                lmx = X > lmx ? X : lmx;
+            double s0 = 0.0, s1 = 0.0, mn = INFINITY, mx = -INFINITY;
+            for (int h = j; h < m; h += 8) {
+                s0 += Wt[h], s1 += Wt[h] * X[h];
+                mn = X[h] < mn ? X[h] : mn;
+                mx = X[h] > mx ? X[h] : mx;
             }
+            l0[j] = s0, l1[j] = s1;
+            lmn = mn < lmn ? mn : lmn, lmx = mx > lmx ? mx : lmx;
         }
         double w0 = ((l0[0] + l0[1]) + (l0[2] + l0[3])) + ((l0[4] + l0[5]) + (l0[6] + l0[7]));
         double s0 = ((l1[0] + l1[1]) + (l1[2] + l1[3])) + ((l1[4] + l1[5]) + (l1[6] + l1[7]));
@@ -1194,69 +1243,162 @@ static void slot_load(cal_slots *sl, int k, fit_fsm *f, const fit_src *s, Py_ssi
     f->ob = P / W, f->a = log(f->ob) - log1p(-f->ob) - SX / W, f->b = 1.0;
 }
 
-static int is_small(Py_ssize_t np_, Py_ssize_t nn)
+/* The groups a run takes (slots_run): a window of FIT_WINDOW groups at a time, each group's cells of
+ * each class counted (which brings its cells into the cache, in order); a group without a fit
+ * written NaN, a large one fitted at once by fit_group (its cells copied out of the window's), and
+ * the small ones ordered by their numbers of cells (a counting sort), so that the slots' groups at
+ * any time have about as many cells as each other (the vectors' positions past the most cells are
+ * not made).  The order in which the groups are fitted changes none of their numbers. */
+#define FIT_WINDOW 2048
+typedef struct {
+    const fit_in *in;
+    const cal_ops *ops;
+    int threads, joint;
+    Py_ssize_t next, end, G; /* the groups next .. end - 1 not yet in a window */
+    Py_ssize_t window; /* the first group of the window */
+    int32_t order[FIT_WINDOW];
+    int n_order, at;
+    double *big; /* a large group's cells: xp, wp, xn, wn */
+    Py_ssize_t big_cap;
+    double *o;
+} fit_queue;
+
+static int big_fit(fit_queue *q, Py_ssize_t g, Py_ssize_t mp, Py_ssize_t mn)
 {
-    return np_ >= 1 && np_ <= SLOT_CELLS && nn >= 1 && nn <= SLOT_CELLS;
+    if (mp + mn + 2 > q->big_cap) {
+        Py_ssize_t cap = mp + mn + 2 > 2 * q->big_cap ? mp + mn + 2 : 2 * q->big_cap;
+        double *nb = realloc(q->big, (size_t)cap * 2 * sizeof(double));
+        if (!nb)
+            return -1;
+        q->big = nb, q->big_cap = cap;
+    }
+    double *xp = q->big, *wp = xp + mp + 1, *xn = wp + mp + 1, *wn = xn + mn + 1;
+    Py_ssize_t a, b;
+    group_cells(q->in, g, xp, wp, xn, wn, mp > mn ? mp : mn, &a, &b);
+    fit_src s = {q->ops, {{xp, wp, 0}, {xn, wn, 1}}, q->threads};
+    fit_span sp = span_of(0, mp, 0, mn);
+    return fit_group(&s, &sp, q->joint, q->o + g, q->o + q->G + g);
 }
 
-/* The fits of the groups g0 .. g1 - 1 (their cells of each class at bp[g] .. bp[g + 1] - 1 and
- * bn[g] .. bn[g + 1] - 1): the small ones SLOTS at a time, each slot taking the next small group when
- * its group is done; the others by fit_group.  Before each pass the waiting groups are laid out in
- * places, those that ask for the likelihood first.  -1: out of memory (fit_group's). */
-static int slots_run(const fit_src *s, const int64_t *bp, const int64_t *bn, Py_ssize_t g0, Py_ssize_t g1,
-                     Py_ssize_t G, int joint, double *o)
+/* the next small group (-1: none left; -2: out of memory) */
+static Py_ssize_t queue_next(fit_queue *q)
+{
+    while (q->at == q->n_order) {
+        if (q->next >= q->end)
+            return -1;
+        Py_ssize_t g0 = q->next, g1 = g0 + FIT_WINDOW < q->end ? g0 + FIT_WINDOW : q->end;
+        enum { KEYS = SLOT_CELLS * SLOT_CELLS };
+        int count[KEYS + 1] = {0}, start[KEYS];
+        uint16_t key[FIT_WINDOW];
+        for (Py_ssize_t g = g0; g < g1; g++) {
+            Py_ssize_t mp, mn;
+            int ok = group_cells(q->in, g, NULL, NULL, NULL, NULL, 0, &mp, &mn), kk = KEYS;
+            if (!ok || !mp || !mn) /* no fit (fit_cells' rule; fit_group's NaN for a class without a cell) */
+                q->o[g] = q->o[q->G + g] = NAN;
+            else if (mp > SLOT_CELLS || mn > SLOT_CELLS) {
+                if (big_fit(q, g, mp, mn) < 0)
+                    return -2;
+            } else
+                kk = (int)((mp - 1) * SLOT_CELLS + (mn - 1));
+            key[g - g0] = (uint16_t)kk;
+            count[kk]++;
+        }
+        int t = 0;
+        for (int kk = 0; kk < KEYS; kk++)
+            start[kk] = t, t += count[kk];
+        for (Py_ssize_t g = g0; g < g1; g++)
+            if (key[g - g0] < KEYS)
+                q->order[start[key[g - g0]]++] = (int32_t)(g - g0);
+        q->window = g0, q->n_order = t, q->at = 0, q->next = g1;
+    }
+    return q->window + q->order[q->at++];
+}
+
+/* slot k takes group g: its cells of each class (at most SLOT_CELLS each), then zeros */
+static void slot_take(cal_slots *sl, int k, const fit_in *in, Py_ssize_t g)
+{
+    Py_ssize_t a, b;
+    group_cells(in, g, sl->xs[k][0], sl->ws[k][0], sl->xs[k][1], sl->ws[k][1], SLOT_CELLS, &a, &b);
+    sl->ms[k][0] = (int)a, sl->ms[k][1] = (int)b;
+    for (int c = 0; c < 2; c++)
+        for (Py_ssize_t j = c ? b : a; j < SLOT_CELLS; j++)
+            sl->xs[k][c][j] = sl->ws[k][c][j] = 0.0;
+}
+
+/* The fits of the groups q->next .. q->end - 1: the small ones SLOTS at a time, each slot taking the
+ * next small group when its group is done; the others by fit_group.  Before each pass the waiting
+ * groups are laid out in places, those that ask for the likelihood first; a group whose pass is asked
+ * at an (a, b) not finite has it made alone (fit_sums over its cells: the reference, whose padding's
+ * terms are then not zeros).  -1: out of memory (fit_group's). */
+static int slots_run(fit_queue *q)
 {
     cal_slots *sl = calloc(1, sizeof *sl);
     fit_fsm *f = malloc(SLOTS * sizeof *f);
-    Py_ssize_t who[SLOTS], next = g0;
-    int live[SLOTS] = {0}, place[SLOTS], bad = 0;
+    Py_ssize_t who[SLOTS];
+    int live[SLOTS] = {0}, place[SLOTS], bad = 0, more = 1;
+    double *o = q->o;
+    const Py_ssize_t G = q->G;
     if (!sl || !f) {
         free(sl), free(f);
         return -1;
     }
     for (;;) {
-        int n_act = 0, n_ll = 0;
+        int n_act = 0, n_ll = 0, alone[SLOTS] = {0};
         for (int k = 0; k < SLOTS; k++) {
-            while (!live[k] && next < g1 && !bad) {
-                Py_ssize_t g = next++;
-                if (!is_small(bp[g + 1] - bp[g], bn[g + 1] - bn[g])) {
-                    fit_span sp = span_of(bp[g], bp[g + 1], bn[g], bn[g + 1]);
-                    bad = fit_group(s, &sp, joint, o + g, o + G + g) < 0;
-                    continue;
+            while (!live[k] && more && !bad) {
+                Py_ssize_t g = queue_next(q);
+                if (g < 0) {
+                    more = 0, bad = g == -2;
+                    break;
                 }
-                slot_load(sl, k, &f[k], s, bp[g], bp[g + 1], bn[g], bn[g + 1], joint);
+                slot_take(sl, k, q->in, g);
+                slot_start(sl, k, &f[k], q->joint);
                 if (fsm_step(&f[k]))
                     live[k] = 1, who[k] = g;
                 else
                     o[g] = f[k].ra, o[G + g] = f[k].rb;
             }
-            n_act += live[k];
-            n_ll += live[k] && (f[k].flags & PASS_LL);
+            if (!live[k])
+                continue;
+            if (!(isfinite(f[k].qa) && isfinite(f[k].qb)))
+                alone[k] = 1;
+            else
+                n_act++, n_ll += (f[k].flags & PASS_LL) != 0;
         }
-        if (!n_act || bad)
+        int any = 0; /* a slot not live has no group left to take */
+        for (int k = 0; k < SLOTS; k++)
+            any |= live[k];
+        if (bad || !any)
             break;
         int r_ll = 0, r_no = n_ll;
         for (int k = 0; k < SLOTS; k++) { /* the places: the likelihood's first */
-            if (!live[k])
+            if (!live[k] || alone[k])
                 continue;
             int r = (f[k].flags & PASS_LL) ? r_ll++ : r_no++;
             place[k] = r;
-            for (int c = 0; c < 2; c++)
+            for (int c = 0; c < 2; c++) { /* its cells and zeros (slot_take), a fixed count */
                 for (int j = 0; j < SLOT_CELLS; j++)
                     sl->x[c][j][r] = sl->xs[k][c][j], sl->w[c][j][r] = sl->ws[k][c][j];
+                sl->m[c][r] = sl->ms[k][c];
+            }
             sl->a[r] = f[k].qa, sl->b[r] = f[k].qb;
         }
-        for (int r = n_act; r < SLOTS; r++) { /* the rest of the last vector: cells of weight 0 */
-            for (int c = 0; c < 2; c++)
-                for (int j = 0; j < SLOT_CELLS; j++)
-                    sl->x[c][j][r] = sl->w[c][j][r] = 0.0;
+        for (int r = n_act; r < SLOTS; r++) { /* the rest of the last vector: no cells */
+            sl->m[0][r] = sl->m[1][r] = 0;
             sl->a[r] = sl->b[r] = 0.0;
         }
-        s->ops->slots(sl, n_act, n_ll);
+        if (n_act)
+            q->ops->slots(sl, n_act, n_ll, q->joint);
         for (int k = 0; k < SLOTS; k++) {
             if (!live[k])
                 continue;
-            slot_sums(sl, place[k], f[k].flags, f[k].dst);
+            if (alone[k]) {
+                fit_src s1 = {q->ops, {{sl->xs[k][0], sl->ws[k][0], 0}, {sl->xs[k][1], sl->ws[k][1], 1}}, 1};
+                fit_span sp = span_of(0, sl->ms[k][0], 0, sl->ms[k][1]);
+                chunk_buf cb = {.many = NULL};
+                fit_sums(&s1, &cb, &sp, f[k].qa, f[k].qb, f[k].flags, f[k].dst); /* two chunks: no memory */
+            } else
+                slot_sums(sl, place[k], f[k].flags, f[k].dst);
             if (!fsm_step(&f[k])) {
                 o[who[k]] = f[k].ra, o[G + who[k]] = f[k].rb;
                 live[k] = 0;
@@ -1268,38 +1410,39 @@ static int slots_run(const fit_src *s, const int64_t *bp, const int64_t *bn, Py_
 }
 
 typedef struct {
-    const fit_src *s;
-    const int64_t *bp, *bn; /* each group's cells of each class: bp[g] .. bp[g + 1] - 1, and of bn */
-    Py_ssize_t g0, g1, G;
-    int joint, bad;
-    double *o;
+    fit_queue q;
+    int bad;
 } groups_job;
 
 static void *groups_worker(void *arg)
 {
     groups_job *j = arg;
-    j->bad = slots_run(j->s, j->bp, j->bn, j->g0, j->g1, j->G, j->joint, j->o) < 0;
+    j->bad = slots_run(&j->q) < 0;
+    free(j->q.big);
+    j->q.big = NULL;
     return NULL;
 }
 
-/* logit_fit(x, pos, w2, bounds, joint, w2neg) -> bytearray of 2 * G float64, two rows of G: each
- * group's a and b (fit_group; b = 1 for the offset fit), its cells at bounds[g]:bounds[g + 1] (x the
- * logit of their scores, ascending; pos the positives' weight; w2 the weight wt, or when w2neg the
- * negatives' weight, wt = pos + w2): the positives' cells those with pos > 0 (their weight pos), the
- * negatives' those with wt - pos > 0 (that weight).  Many groups: the groups shared by threads (runs
- * of groups of about equal cells); one group: its chunks.  A group's numbers are the same alone or
- * among others, on any number of threads. */
+/* logit_fit(x, pos, w2, bounds, joint, w2neg[, sc]) -> bytearray of 2 * G float64, two rows of G:
+ * each group's a and b (fit_group; b = 1 for the offset fit), its cells at bounds[g]:bounds[g + 1]
+ * (x the logit of their scores, ascending; pos the positives' weight; w2 the weight wt, or when w2neg
+ * the negatives' weight, wt = pos + w2): the positives' cells those with pos > 0 (their weight pos),
+ * the negatives' those with wt - pos > 0 (that weight).  With sc (the cells' scores), fit_cells' rule
+ * first: the cells of weight wt > 0 only, and NaN for a group without such a cell of each class or
+ * with a score not in (0, 1) among them, so that the caller need not copy the cells out.  Many
+ * groups: the groups shared by threads (runs of groups of about equal cells); one group: its chunks.
+ * A group's numbers are the same alone or among others, on any number of threads, in any order. */
 PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *xo, *po, *wo, *bo;
+    PyObject *xo, *po, *wo, *bo, *so = Py_None;
     int joint, w2neg;
-    if (!PyArg_ParseTuple(args, "OOOOpp", &xo, &po, &wo, &bo, &joint, &w2neg))
+    if (!PyArg_ParseTuple(args, "OOOOpp|O", &xo, &po, &wo, &bo, &joint, &w2neg, &so))
         return NULL;
     nv_args in = {0};
     if (nv_arg(&in, xo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, wo, NV_F64) < 0 ||
-        nv_arg(&in, bo, NV_RAW8) < 0)
+        nv_arg(&in, bo, NV_RAW8) < 0 || nv_arg(&in, so, NV_F64 | NV_OPTIONAL) < 0)
         return NULL;
-    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2) || (in.v[4].buf && in.n[4] != in.n[0])) {
         nv_args_fail(&in, PyExc_ValueError, "logit_fit: x, pos and weights differ in length");
         return NULL;
     }
@@ -1307,52 +1450,30 @@ PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
     Py_ssize_t n = in.n[0], G = nv_group_bounds(&in, bounds, in.n[3], n, "logit_fit");
     if (G < 0)
         return NULL;
-    const double *x = in.v[0].buf, *pos = in.v[1].buf, *w2 = in.v[2].buf;
-    Py_ssize_t mp = 0, mn = 0; /* the cells of each class */
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t i = 0; i < n; i++) {
-        double p = pos[i], q = (w2neg ? p + w2[i] : w2[i]) - p;
-        mp += p > 0, mn += q > 0;
-    }
-    Py_END_ALLOW_THREADS
     PyObject *res = PyByteArray_FromStringAndSize(NULL, 2 * G * 8);
-    double *cls = malloc((size_t)(mp + mn > 0 ? mp + mn : 1) * 2 * sizeof(double));
-    int64_t *cb = malloc((size_t)(G + 1) * 2 * sizeof(int64_t));
-    if (!res || !cls || !cb) {
-        Py_XDECREF(res);
-        free(cls), free(cb);
+    if (!res) {
         nv_args_release(&in);
-        return PyErr_Occurred() ? NULL : PyErr_NoMemory();
+        return NULL;
     }
     double *o = (double *)PyByteArray_AS_STRING(res);
-    double *xp = cls, *wp = cls + mp, *xn = cls + 2 * mp, *wn = cls + 2 * mp + mn;
-    int64_t *bp = cb, *bn = cb + G + 1;
+    fit_in fi = {in.v[0].buf, in.v[1].buf, in.v[2].buf, in.v[4].buf, bounds, w2neg};
     int T = fit_threads();
-    fit_src s = {cal_pick(), {{xp, wp, 0}, {xn, wn, 1}}, G == 1 ? T : 1};
+    const cal_ops *ops = cal_pick();
+    int chunk_threads = G == 1 ? T : 1;
     if (G < 64 || n < FIT_CHUNK)
         T = 1;
     groups_job jobs[FIT_THREADS];
     pthread_t tid[FIT_THREADS];
     int started[FIT_THREADS] = {0}, bad = 0;
     NOGIL_BEGIN
-    Py_ssize_t np_ = 0, nn = 0;
-    for (Py_ssize_t g = 0; g < G; g++) { /* each group's cells of each class */
-        bp[g] = np_, bn[g] = nn;
-        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++) {
-            double p = pos[i], w = w2neg ? p + w2[i] : w2[i], q = w - p;
-            if (p > 0)
-                xp[np_] = x[i], wp[np_++] = p;
-            if (q > 0)
-                xn[nn] = x[i], wn[nn++] = q;
-        }
-    }
-    bp[G] = np_, bn[G] = nn;
     Py_ssize_t g = 0;
     for (int t = 0; t < T; t++) { /* runs of groups, each about n / T cells */
         Py_ssize_t g1 = g;
         while (g1 < G && (t == T - 1 || bounds[g1] < n * (t + 1) / T))
             g1++;
-        jobs[t] = (groups_job){&s, bp, bn, g, g1, G, joint, 0, o};
+        memset(&jobs[t], 0, sizeof jobs[t]);
+        jobs[t].q = (fit_queue){.in = &fi, .ops = ops, .threads = chunk_threads, .joint = joint, .next = g, .end = g1,
+                                .G = G, .o = o};
         g = g1;
     }
     for (int t = 1; t < T; t++)
@@ -1367,7 +1488,6 @@ PyObject *nv_logit_fit(PyObject *Py_UNUSED(self), PyObject *args)
     }
     bad |= jobs[0].bad;
     NOGIL_END
-    free(cls), free(cb);
     nv_args_release(&in);
     if (bad) {
         Py_DECREF(res);

@@ -249,6 +249,28 @@ def test_the_command_draws_eces_bins_and_value(tmp_path, capsys, plotted, word, 
         assert line.get_label() == f"p ({spec} = {want:.4f})"
 
 
+@pytest.mark.parametrize("bins", ["width", "mass"])
+def test_python_and_the_command_share_eces_default_number_of_bins(tmp_path, plotted, bins):
+    """Without n_bins, perfeval.curves.calibration, CurveDisplay.from_models and `perfeval plot
+    calibration` draw the same bins: ECE's own default (the registry's), whose value the legend gives."""
+    from perfeval.measures import get_measure
+
+    default = next(p for p in get_measure("ECE").params if p.name == "n_bins").default
+    y, s, _ = binary_data(15, n=800)
+    f = tmp_path / "d.csv"
+    write_csv(f, y, s)
+    assert main(["plot", "calibration", str(f), "--target", "y", "--score", "p", "--bins", bins,
+                 "-o", str(tmp_path / "c.png")]) == 0  # fmt: skip
+    cli = plotted[-1].curves[0]
+    c = C.calibration(y, s, bins=bins)
+    d = P.CurveDisplay.from_models(y, {"p": s}, kind="calibration", bins=bins)
+    spec = f"ECE:bins={bins},n_bins={default}"
+    for curve in (cli, c, d.curves[0]):
+        assert curve.extra["measure"] == spec
+        assert curve.extra["value"] == measure_value(y, s, None, spec)
+    assert c.x.tobytes() == cli.x.tobytes() and c.extra["counts"].tobytes() == cli.extra["counts"].tobytes()
+
+
 def test_the_command_refuses_an_unknown_word_listing_the_valid_ones(tmp_path, capsys):
     y, s, _ = binary_data(14, n=50)
     f = tmp_path / "d.csv"

@@ -59,7 +59,12 @@ def _groups(seed: int, weighted: str):
         ss.append(s)
         gs.append(np.full(n, f"g{i:02d}"))
     y, s, g = np.concatenate(ys), np.concatenate(ss), np.concatenate(gs)
-    choices = {"whole": [1.0, 2.0, 3.0], "fractional": [0.5, 1.0, 2.5]}.get(weighted)
+    choices = {
+        "whole": [1.0, 2.0, 3.0],
+        "fractional": [0.5, 1.0, 2.5],
+        "halves": [0.5, 1.5],  # tied halves add up to whole cells (the summary's counts)
+        "quarters": [0.25, 0.75],
+    }.get(weighted)
     w = None if choices is None else rng.choice(choices, len(y))
     return y, s, g, w
 
@@ -71,11 +76,11 @@ def _quiet(*args, **kw):
     return r, [str(c.message) for c in caught if issubclass(c.category, UndefinedMeasureWarning)]
 
 
-@pytest.mark.parametrize("weighted", ["none", "whole", "fractional"])
+@pytest.mark.parametrize("weighted", ["none", "whole", "fractional", "halves", "quarters"])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_each_group_says_what_it_says_alone(seed, weighted):
     y, s, g, w = _groups(seed, weighted)
-    measures = [m for m in MEASURES if not (m == "apr" and weighted == "fractional")]  # APR: counts
+    measures = [m for m in MEASURES if not (m == "apr" and weighted not in ("none", "whole"))]  # APR: counts
     r, _ = _quiet(y, s, groups=g, sample_weight=w, measures=measures)
     seen = 0
     for label, res in r.results.items():
@@ -89,6 +94,23 @@ def test_each_group_says_what_it_says_alone(seed, weighted):
             assert why == alone.results[label].why, (label, key)
             seen += why is not None
     assert seen > 40  # most NaN groups have a reason of their own
+
+
+def test_fractional_weights_of_one_class_that_add_up_to_a_case_are_said_as_alone():
+    """Two positives of weight 0.5 at one score are one case of weight 1 to the group's summary: the
+    group says "the one case is positive", as the same rows alone do, not "every case (total weight
+    1)" from its rows' weights."""
+    y = np.array([1, 1, 0, 1])
+    s = np.array([0.2, 0.2, 0.3, 0.6])
+    w = np.array([0.5, 0.5, 1.0, 2.0])
+    g = np.array([0, 0, 1, 1])
+    for m in ("roc", "cal_slope", "cal_intercept"):
+        r, _ = _quiet(y, s, groups=g, sample_weight=w, measures=[m])
+        alone, _ = _quiet(y[:2], s[:2], sample_weight=w[:2], measures=[m])
+        res = next(iter(r.results.values()))
+        want = "one class only: the one case is positive"
+        assert next(iter(alone.results.values())).why == want
+        assert res.undefined[0] == 0 and res.undefined_groups_why[0] == want, m
 
 
 def test_the_warning_and_json_say_the_groups_reasons():

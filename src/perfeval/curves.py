@@ -231,14 +231,14 @@ def calibration(
     reliability diagram.
 
     ``bins="perf"`` (the default): PERF's 19 overlapping bins [i/20, i/20 + 1/10] (its CA1);
-    ``"width"`` or ``"mass"``: ``n_bins`` bins (10 by default) by ECE's rules, the very bins whose
-    gaps ECE averages (:mod:`perfeval.measures.calibration`: equal-width bins of [0, 1], the last
-    closed; equal-mass bins with their edges at the weighted quantiles over the distinct scores, a
-    tie never split), and ``extra["measure"]``, ``extra["value"]``: that ECE's label and value
-    (``ECE:bins=mass,n_bins=10``).  The old words ``"uniform"`` and ``"quantile"`` name ``"width"``
-    and ``"mass"`` (:func:`calibration_bins`).  ``measure``: an ECE or MCE spec (``"ECE:norm=l2"``)
-    whose bins are drawn and whose value is given instead (``bins``, ``n_bins`` then its own).
-    Empty bins are left out.  ``extra["binning"]`` says the bins in words.
+    ``"width"`` or ``"mass"``: ``n_bins`` bins (ECE's default, 15, as ``perfeval plot``) by ECE's
+    rules, the very bins whose gaps ECE averages (:mod:`perfeval.measures.calibration`: equal-width
+    bins of [0, 1], the last closed; equal-mass bins with their edges at the weighted quantiles over
+    the distinct scores, a tie never split), and ``extra["measure"]``, ``extra["value"]``: that
+    ECE's label and value (``ECE:bins=mass,n_bins=10``).  The old words ``"uniform"`` and
+    ``"quantile"`` name ``"width"`` and ``"mass"`` (:func:`calibration_bins`).  ``measure``: an ECE
+    or MCE spec (``"ECE:norm=l2"``) whose bins are drawn and whose value is given instead (``bins``,
+    ``n_bins`` then its own).  Empty bins are left out.  ``extra["binning"]`` says the bins in words.
 
     ``y_true`` a :class:`~perfeval.summaries.classes.ClassSummary` (K classes): the top-label
     diagram, each case's confidence (its maximum probability) against whether its argmax is right
@@ -271,7 +271,7 @@ def calibration(
         n_bins = int(n_bins)
     if measure is None and (word in ("width", "mass") or top):
         word = word or "width"
-        n_bins = n_bins if n_bins is not None else int(_ece_param("n_bins").default if top else 10)
+        n_bins = n_bins if n_bins is not None else int(_ece_param("n_bins").default)  # ECE's, as the command
     spec, word, n_bins = _calibration_measure(measure, word, n_bins, top)
     if top:
         h = y_true.top_label()

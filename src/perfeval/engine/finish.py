@@ -325,7 +325,19 @@ def group_reasons(
         ww = np.ones(len(ss)) if w is None else w[rows]
         pos = np.bincount(sub, weights=ww * yy, minlength=k)
         neg = np.bincount(sub, weights=ww * (1.0 - yy), minlength=k)
-        counts = np.bincount(sub, weights=(ww != np.round(ww)).astype(np.float64), minlength=k) == 0
+        # whole weights as the group's own summary sees them (ScoreHistogram.is_counts): each cell's
+        # (each distinct score's) positive and negative weight, summed in row order, not each row's
+        # (two cases of weight 0.5 at one score are one case of weight 1 to the summary)
+        order = np.lexsort((ss, sub))
+        cs, cg = ss[order], sub[order]
+        new = np.ones(len(cs), dtype=bool)
+        new[1:] = (cg[1:] != cg[:-1]) | (cs[1:] != cs[:-1])
+        starts = np.flatnonzero(new)
+        whole = np.ones(len(starts), dtype=bool)
+        for v in (ww * yy, ww * (1.0 - yy)):
+            cell = np.add.reduceat(v[order], starts) if len(starts) else np.zeros(0)
+            whole &= cell == np.round(cell)
+        counts = np.bincount(cg[starts], weights=(~whole).astype(np.float64), minlength=k) == 0
         live = ww > 0
         odd = np.bincount(sub[live & ((ss <= 0.0) | (ss >= 1.0))], minlength=k) > 0
     # class_text is None where both classes weigh: said only of the others

@@ -413,11 +413,20 @@ def _fit_cells(
 
 
 def _logit_fit(
-    x: np.ndarray, pos: np.ndarray, w2: np.ndarray, bounds: np.ndarray, *, joint: bool, w2neg: bool
+    x: np.ndarray,
+    pos: np.ndarray,
+    w2: np.ndarray,
+    bounds: np.ndarray,
+    *,
+    joint: bool,
+    w2neg: bool,
+    sc: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(a, b) of every group by Newton's method (csrc/calibration.c logit_fit and fit_group: the
     start, the steps and the stopping rule are described there); ``w2`` the cells' weight, or their
-    negatives' weight when ``w2neg`` (the weight then pos + w2, as the caller would add it).
+    negatives' weight when ``w2neg`` (the weight then pos + w2, as the caller would add it).  With
+    ``sc`` (the cells' scores), the kernel applies fit_cells' rule itself: the cells of no weight
+    left out, NaN for a group with no fit (one class, a score not in (0, 1)).
     """
     from perfeval import _native
 
@@ -430,6 +439,7 @@ def _logit_fit(
             np.ascontiguousarray(bounds, np.int64),
             joint,
             w2neg,
+            None if sc is None else np.ascontiguousarray(sc, np.float64),
         ),
         np.float64,
     ).reshape(2, G)
@@ -479,13 +489,15 @@ def fit_joint(x: np.ndarray, pos: np.ndarray, wt: np.ndarray) -> tuple[float, fl
 def _fits(sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, what: str) -> np.ndarray:
     """Every group's slope (``what="slope"``) or intercept (``"offset"``, ``"joint"``); NaN where a
     group has no fit (see the registry's edge cases).  The cells' weights are pos + neg, added by
-    the kernel as :func:`fit_joint` is given them.
+    the kernel as :func:`fit_joint` is given them.  The logit of every cell (numpy's, element by
+    element: those of the groups without a fit are not read), and the kernel leaves out the cells
+    and groups :func:`_fit_cells` would, without copying the others out.
     """
-    x, p, n, b, ok, G = _fit_cells(sc, pos, neg, bounds)
-    out = np.full(G, NAN)
-    a, s = _logit_fit(x, p, n, b, joint=what != "offset", w2neg=True)
-    out[ok] = s if what == "slope" else a
-    return out
+    sc, pos, neg = (np.ascontiguousarray(v, np.float64) for v in (sc, pos, neg))
+    with np.errstate(divide="ignore", invalid="ignore"):  # 0, 1 and outside: their groups have no fit
+        x = _logit(sc)
+    a, s = _logit_fit(x, pos, neg, bounds, joint=what != "offset", w2neg=True, sc=sc)
+    return s if what == "slope" else a
 
 
 def _fit_split(split: tuple[np.ndarray, np.ndarray], fit: str) -> tuple[float, float]:

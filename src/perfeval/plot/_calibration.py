@@ -27,7 +27,8 @@ class CalibrationDisplay(Display, CurveDisplay):
 
     perfeval's own calibration plot stays: :meth:`from_models` (several models, PERF's 19
     overlapping bins by default, ``bins="perf"``, or ECE's ``"width"`` or ``"mass"`` bins with
-    ``n_bins``, 10 by default, that ECE's value in the legend: :func:`perfeval.curves.calibration`;
+    ``n_bins``, ECE's default (15) unless given, that ECE's value in the legend:
+    :func:`perfeval.curves.calibration`;
     ``"uniform"`` and ``"quantile"`` their old names; ``sample_weight=``; the consistency band's
     ``band_level=`` and ``band=``), ``from_predictions`` given ``threshold=``, ``sample_weight=``,
     ``bins=``, ``band_level=`` or ``band=`` (undrawn: call :meth:`plot`), and :meth:`from_classes`
