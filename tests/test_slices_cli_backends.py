@@ -132,3 +132,29 @@ def test_dask_slices_are_the_slices_read_whole(tmp_path, capsys):
         [*argv[:-2], "--format", "table", "--weight", "w"], [[], ["--dask", "local:1"]], capsys
     )
     assert c0 == c1 == 0 and _without_signature(out0) == _without_signature(out1)
+
+
+def test_a_parquet_boolean_column_slices_as_pandas_wrote_it(tmp_path, capsys):
+    # pandas writes a boolean column as True/False in a CSV and as a boolean in Parquet: the slices of
+    # both were False/True on Dask and from the CSV, 0/1 from the Parquet read whole or streamed
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(3)
+    n = 200
+    df = pd.DataFrame(
+        {"y": rng.integers(0, 2, n), "s": np.round(rng.random(n), 2), "member": rng.random(n) < 0.4}
+    )
+    df.to_parquet(tmp_path / "t.parquet", index=False)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    argv = ["--target", "y", "--score", "s", "--by", "member", "-m", "roc", "--format", "json"]
+    backends = [[str(tmp_path / "t.parquet")], [str(tmp_path / "t.parquet"), "--stream"]]
+    backends.append([str(tmp_path / "t.csv")])
+    outs = [run_cli(["eval", *argv, *extra], capsys) for extra in backends]
+    for code, out, err in outs:
+        assert code == 0, err
+        keys = [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]]
+        assert keys == ["False", "True"], keys
+    grouped = ["--target", "y", "--score", "s", "-m", "roc", "--group", "member", "--per-group"]
+    code, out, err = run_cli(["eval", str(tmp_path / "t.parquet"), *grouped], capsys)
+    assert code == 0, err
+    assert [line.split()[0] for line in out.splitlines()[-2:]] == ["False", "True"]

@@ -115,8 +115,9 @@ def parquet_numpy(col) -> np.ndarray:
 
 
 def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None = None) -> np.ndarray:
-    """An identity column from Parquet: integers as int64, text as text, floats refused (the column
-    named by its ``role`` or option: :func:`perfeval.io.tables.id_column`).
+    """An identity column from Parquet: integers as int64, text as text, booleans as the text
+    ``False`` and ``True`` (a CSV's, and Dask's), floats refused (the column named by its ``role``
+    or option: :func:`perfeval.io.tables.id_column`).
     """
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "u" and len(arr) and int(arr.max()) > (1 << 63) - 1:
@@ -127,8 +128,8 @@ def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None =
             float_ids(name, role),
             source=source,
         )
-    if arr.dtype.kind == "b":
-        return arr.astype(np.int64)
+    if arr.dtype.kind == "b":  # as pandas writes it in a CSV, and as Dask reads it: False, True
+        return np.where(arr, "True", "False")
     return np.asarray([str(v) for v in arr.tolist()], dtype=str)
 
 
