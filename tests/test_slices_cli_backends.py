@@ -132,3 +132,100 @@ def test_dask_slices_are_the_slices_read_whole(tmp_path, capsys):
         [*argv[:-2], "--format", "table", "--weight", "w"], [[], ["--dask", "local:1"]], capsys
     )
     assert c0 == c1 == 0 and _without_signature(out0) == _without_signature(out1)
+
+
+def test_a_parquet_boolean_column_slices_as_pandas_wrote_it(tmp_path, capsys):
+    # pandas writes a boolean column as True/False in a CSV and as a boolean in Parquet: the slices of
+    # both were False/True on Dask and from the CSV, 0/1 from the Parquet read whole or streamed
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(3)
+    n = 200
+    df = pd.DataFrame(
+        {"y": rng.integers(0, 2, n), "s": np.round(rng.random(n), 2), "member": rng.random(n) < 0.4}
+    )
+    df.to_parquet(tmp_path / "t.parquet", index=False)
+    df.to_csv(tmp_path / "t.csv", index=False)
+    argv = ["--target", "y", "--score", "s", "--by", "member", "-m", "roc", "--format", "json"]
+    backends = [[str(tmp_path / "t.parquet")], [str(tmp_path / "t.parquet"), "--stream"]]
+    backends.append([str(tmp_path / "t.csv")])
+    outs = [run_cli(["eval", *argv, *extra], capsys) for extra in backends]
+    for code, out, err in outs:
+        assert code == 0, err
+        keys = [s["slice"] for s in json.loads(out)["slices"]["slicings"][0]["slices"]]
+        assert keys == ["False", "True"], keys
+    grouped = ["--target", "y", "--score", "s", "-m", "roc", "--group", "member", "--per-group"]
+    code, out, err = run_cli(["eval", str(tmp_path / "t.parquet"), *grouped], capsys)
+    assert code == 0, err
+    assert [line.split()[0] for line in out.splitlines()[-2:]] == ["False", "True"]
+
+
+def _parquet_with_nulls(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    rng = np.random.default_rng(11)
+    n = 240
+    k = np.arange(n)
+    country = rng.choice(["FR", "DE", "US"], n).astype(object)
+    country[k % 17 == 4] = None
+    df = pd.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "s": np.round(rng.random(n), 2),
+            "country": country,
+            "zone": pd.array(np.where(k % 23 == 7, None, k % 11 + 1), dtype="Int64"),
+            "flag": pd.array(np.where(k % 29 == 9, None, k % 2 == 0), dtype="boolean"),
+        }
+    )
+    path = tmp_path / "t.parquet"
+    df.to_parquet(path, index=False, row_group_size=50)  # nulls in several row groups
+    return str(path)
+
+
+def test_parquet_nulls_in_slice_columns_are_the_missing_slice_on_every_backend(tmp_path, capsys):
+    # a null in a Parquet slice column was refused streamed ("every row needs one", no word of
+    # --missing-slice) and read as the float 'nan' on Dask, even with --missing-slice
+    pytest.importorskip("distributed")
+    path = _parquet_with_nulls(tmp_path)
+    argv = [path, "--target", "y", "--score", "s", "--by", "country,zone,flag", "--intersections"]
+    argv += ["--missing-slice", "-m", "roc,selrate", "--format", "json"]
+    outs = _outputs(argv, [[], ["--stream"], ["--dask", "local:1"]], capsys)
+    for code, _out, err in outs:
+        assert code == 0, err
+    sliced = [json.loads(out)["slices"] for _c, out, _e in outs]
+    assert sliced[0] == sliced[1] == sliced[2]
+    keys = {s["slicing"]: [x["slice"] for x in s["slices"]] for s in sliced[0]["slicings"]}
+    assert keys["country"] == ["DE", "FR", "US", "<missing>"]
+    assert keys["zone"] == [*range(1, 12), "<missing>"]
+    assert keys["flag"] == ["False", "True", "<missing>"]
+
+
+def test_parquet_nulls_in_slice_columns_are_refused_alike_without_missing_slice(tmp_path, capsys):
+    pytest.importorskip("distributed")
+    path = _parquet_with_nulls(tmp_path)
+    argv = [path, "--target", "y", "--score", "s", "--by", "country", "-m", "roc"]
+    outs = _outputs(argv, [[], ["--stream"], ["--dask", "local:1"]], capsys)
+    for code, out, err in outs:
+        assert code == 1 and out == "", err
+        line = err.strip().splitlines()[-1]
+        assert "by column 'country' holds a missing value" in line and "--missing-slice" in line, line
+    assert outs[0][2] == outs[1][2]  # streamed: memory's row
+
+
+def test_a_parquet_text_column_of_digits_slices_as_text_on_dask_too(tmp_path, capsys):
+    # Parquet keeps text as text (memory, streamed): Dask made its digits integers, other slices
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("distributed")
+    k = np.arange(120)
+    code = (k % 11 + 1).astype(str).astype(object)
+    gapped = code.copy()
+    gapped[k % 13 == 2] = None
+    df = pd.DataFrame({"y": k % 2, "s": np.round((k * 37 % 101) / 101, 2), "code": code, "gapped": gapped})
+    df.to_parquet(tmp_path / "t.parquet", index=False)
+    argv = [str(tmp_path / "t.parquet"), "--target", "y", "--score", "s", "--by", "code,gapped"]
+    argv += ["--missing-slice", "-m", "roc", "--format", "json"]
+    outs = _outputs(argv, [[], ["--dask", "local:1"]], capsys)
+    assert [c for c, _o, _e in outs] == [0, 0], [e for _c, _o, e in outs]
+    a, b = (json.loads(out)["slices"] for _c, out, _e in outs)
+    assert a == b
+    assert [s["slice"] for s in a["slicings"][0]["slices"]][:3] == ["1", "10", "11"]

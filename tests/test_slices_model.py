@@ -418,7 +418,7 @@ def test_what_by_does_not_take_is_one_line():
         InvalidParameterError, match="the slicing name 'a x b' is both a column's and the intersection"
     ):
         perfeval.evaluate(y, s, by={"a": [1, 1, 2], "b": [1, 2, 2], "a x b": [0, 0, 1]}, intersections=True)
-    with pytest.raises(InvalidParameterError, match="names a column twice"):
+    with pytest.raises(InvalidParameterError, match="names the column .c. twice"):
         perfeval.evaluate(
             pd.DataFrame({"y": y, "p": s, "c": ["a", "b", "a"]}), target="y", score="p", by=[("c", "c")]
         )
@@ -726,3 +726,39 @@ def test_intersections_of_more_than_ten_columns_are_refused_before_any_is_made()
             frame.assign(y=y, s=s), target="y", score="s", measures=["roc"], by=[*by, ("c0", "c10")]
         )
         assert r.slices.names[-1] == "c0 x c10" and len(r.slices.slicings) == 12
+
+
+def test_the_slice_options_without_by_are_said_not_dropped_in_memory_too():
+    # evaluate_stream, Metric, Dask and Spark refuse them: evaluate() in memory said nothing and
+    # gave a report without slices, as if min_size= had been honoured
+    y, s = [1, 0, 1], [0.9, 0.2, 0.4]
+    df = pd.DataFrame({"y": y, "p": s, "c": ["a", "b", "a"]})
+    for kw, what in (
+        ({"intersections": True}, "intersections"),
+        ({"min_size": 5}, "min_size"),
+        ({"missing": "slice"}, "missing"),
+    ):
+        with pytest.raises(
+            InvalidParameterError, match=rf"^{what}= is an option of the slices: it needs by="
+        ):
+            perfeval.evaluate(y, s, measures=["roc"], **kw)
+        with pytest.raises(InvalidParameterError, match=rf"^{what}= is an option of the slices"):
+            perfeval.evaluate(df, target="y", score="p", measures=["roc"], **kw)
+
+
+def test_arrays_in_a_list_of_by_names_are_refused_in_one_short_line():
+    # a list of Series (fairlearn's habit) printed the whole Series, many lines, in the message
+    df = pd.DataFrame({"y": [1, 0, 1, 0] * 30, "p": np.linspace(0, 1, 120), "c": ["a", "b", "c"] * 40})
+    for by in ([df.c], [df.c.to_numpy()], [df.c, df.y], [("c", df.c)], [list(df.c)]):
+        with pytest.raises(InvalidParameterError, match=r"^`by`: ") as e:
+            perfeval.evaluate(df, target="y", score="p", measures=["roc"], by=by)
+        message = str(e.value)
+        assert "\n" not in message and len(message) < 300, message
+        assert "a dict of names to arrays" in message or "names the column 'a' twice" in message
+    with pytest.raises(InvalidParameterError, match=r"^`by`: ") as e:
+        perfeval.evaluate_stream([(df.y, df.p, {"c": df.c})], by=[df.c])
+    assert "\n" not in str(e.value) and len(str(e.value)) < 300
+    with pytest.raises(
+        InvalidParameterError, match=r"^`by`: the intersection of 120 names names the column 'a'"
+    ):
+        perfeval.evaluate_stream([(df.y, df.p, {"c": df.c})], by=[list(df.c)])

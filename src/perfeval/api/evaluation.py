@@ -219,6 +219,10 @@ def evaluate(
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
     _not_by(by, tie_bounds, modern, (case, class_column) != (None, None))
+    if by is None and (intersections is not False or min_size is not None or missing != "error"):
+        from perfeval.engine.slice_report import needs_by
+
+        needs_by(intersections, min_size, missing)  # said, not dropped (as the backends say them)
     cluster = is_dask(y_true) or type(y_true).__module__.startswith("pyspark.sql")
     if not modern and (tie_bounds or partitions or cluster):
         frame = "a Dask collection" if is_dask(y_true) else "a Spark DataFrame"

@@ -31,6 +31,8 @@ from perfeval.engine.slice_report import (  # the result, one layer down (the ba
     check_options,
     difference_of,
     finish_all,
+    named_twice,
+    not_a_name,
     ratio_of,
     slicing_result,
 )
@@ -266,11 +268,13 @@ def _named_columns(
     for item in by:
         group = (item,) if isinstance(item, str) else tuple(item) if isinstance(item, (tuple, list)) else None
         if not group or not all(isinstance(c, str) for c in group):
-            raise InvalidParameterError(
-                f"`by`: {item!r} is not a column name or a tuple of names (an intersection)"
+            raise not_a_name(
+                item,
+                "pass the columns themselves as a dict of names to arrays (by={'country': values}) or "
+                "a DataFrame",
             )
         if len(set(group)) != len(group):
-            raise InvalidParameterError(f"`by`: the intersection {item!r} names a column twice")
+            raise named_twice(group, item)
         for c in group:
             if c in names_taken:
                 raise InvalidParameterError(

@@ -1692,7 +1692,14 @@ def read_files(
         empties = parts.fmt in ("text", "csv", "tsv")  # read as text: an empty field is ""
         try:
             for at, role in roles.items():  # a slice column's empty field: a missing value, not an error
-                ddf = _identity(ddf, names[at], path, role, empties=empties and role != "--by")
+                ddf = _identity(
+                    ddf,
+                    names[at],
+                    path,
+                    role,
+                    empties=empties and role != "--by",
+                    typed=parts.fmt == "parquet",
+                )
         except ValueError as e:  # a used column holding, past the first rows, another type
             said = mistyped(e, parts.header)
             if said is None:
@@ -1715,11 +1722,15 @@ def _files_hold(pattern: str, columns_of: Any, needed: list[str]) -> None:
             )
 
 
-def _identity(ddf: Any, name: str, path: str, role: str | None, empties: bool = False) -> Any:
+def _identity(
+    ddf: Any, name: str, path: str, role: str | None, empties: bool = False, typed: bool = False
+) -> Any:
     """An identity column of a Dask frame (the group's, its ``role`` or option naming it in an error):
     int64 when every value is a plain integer that fits, else the text as written; a float column
     (Parquet, JSON) is refused, and (``empties``: a CSV/TSV, read as text) an empty field, a missing
-    id, as the table readers refuse it (it would be a group of its own).
+    id, as the table readers refuse it (it would be a group of its own).  ``typed`` (Parquet): a slice
+    column of text stays text, digits too, as the Parquet readers keep it (:func:`perfeval.io.parquet.
+    parquet_identity`).
     """
     kind = ddf[name].dtype.kind
     if kind in "iu":
@@ -1732,10 +1743,18 @@ def _identity(ddf: Any, name: str, path: str, role: str | None, empties: bool = 
     import dask
 
     col = ddf[name].astype(str)
-    plain, floats, blank = dask.compute(
-        col.map_partitions(_plain_int_ids, meta=(name, bool)).all(),
-        col.map_partitions(_first_float_id, meta=(name, object)),
+    checked, nulls = col, False
+    if role == "--by":  # a slice column's null (Parquet's, a nullable dtype's): a missing value, kept
+        present = ~ddf[name].isna()
+        checked, nulls = col[present], ~present.all()
+        col = col.where(present, None)
+    if typed and role == "--by":
+        return ddf.assign(**{name: col})
+    plain, floats, blank, nulls = dask.compute(
+        checked.map_partitions(_plain_int_ids, meta=(name, bool)).all(),
+        checked.map_partitions(_first_float_id, meta=(name, object)),
         (col.str.strip() == "").any() if empties else False,
+        nulls,
     )
     if blank:  # a partition's row is no line of the file: the file and the column named
         raise InputFormatError(
@@ -1749,6 +1768,8 @@ def _identity(ddf: Any, name: str, path: str, role: str | None, empties: bool = 
             float_ids(name, role, bad[0]),
             source=path,
         )
+    if plain and nulls:  # whole numbers and missing values: pandas' nullable integers
+        return ddf.assign(**{name: col.astype("Int64")})
     return ddf.assign(**{name: col.astype("int64") if plain else col})
 
 

@@ -36,7 +36,15 @@ import numpy as np
 
 from perfeval import _native
 from perfeval.base.checks import Cases
-from perfeval.engine.slice_report import asked, attach_results, check_options, finish_all, slicing_result
+from perfeval.engine.slice_report import (
+    asked,
+    attach_results,
+    check_options,
+    finish_all,
+    named_twice,
+    not_a_name,
+    slicing_result,
+)
 from perfeval.engine.slices import (
     MISSING,
     Missing,
@@ -131,11 +139,14 @@ def ask_of(
     for item in by:  # as evaluate()'s door reads names (api/slices.py _named_columns)
         group = (item,) if isinstance(item, str) else tuple(item) if isinstance(item, (tuple, list)) else None
         if not group or not all(isinstance(c, str) for c in group):
-            raise InvalidParameterError(
-                f"`by`: {item!r} is not a column name or a tuple of names (an intersection)"
+            raise not_a_name(
+                item,
+                f"by= names the slice columns {what} carries"
+                if table is None
+                else "by= names columns of the DataFrame",
             )
         if len(set(group)) != len(group):
-            raise InvalidParameterError(f"`by`: the intersection {item!r} names a column twice")
+            raise named_twice(group, item)
         for c in group:
             if c in names_taken:
                 raise InvalidParameterError(

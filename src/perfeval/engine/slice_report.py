@@ -45,6 +45,9 @@ __all__ = [
     "asked",
     "attach_results",
     "check_options",
+    "needs_by",
+    "named_twice",
+    "not_a_name",
     "difference_of",
     "finish_all",
     "ratio_of",
@@ -68,6 +71,48 @@ def check_options(intersections: Any, min_size: Any, missing: Any) -> None:
         isinstance(min_size, (bool, np.bool_)) or not isinstance(min_size, numbers.Integral) or min_size < 1
     ):
         raise InvalidParameterError(f"`min_size` must be a whole number >= 1 (cases), got {min_size!r}")
+
+
+def needs_by(intersections: Any, min_size: Any, missing: Any) -> None:
+    """The slice options given without ``by=``: one line, not dropped (a report without slices would
+    read as if ``min_size`` had been honoured).
+    """
+    for what, given in (
+        ("intersections", intersections is not False),
+        ("min_size", min_size is not None),
+        ("missing", missing != "error"),
+    ):
+        if given:
+            raise InvalidParameterError(f"{what}= is an option of the slices: it needs by=[...]")
+
+
+def not_a_name(item: Any, instead: str) -> InvalidParameterError:
+    """The error of an item of a ``by=`` list that is neither a column name nor a tuple of them, in
+    one short line: an array (a Series, a list of values) is described, not printed; ``instead`` says
+    how the columns themselves are given.
+    """
+    if (
+        hasattr(item, "__len__")
+        and not isinstance(item, (str, tuple))
+        and (hasattr(item, "dtype") or isinstance(item, list))
+    ):
+        name = getattr(item, "name", None)
+        named = f" {str(name)!r}" if isinstance(name, str) else ""
+        what = f"a {type(item).__name__}{named} of {len(item):,} values"
+    else:
+        what = repr(item) if len(repr(item)) <= 60 else f"a {type(item).__name__}"
+    return InvalidParameterError(
+        f"`by`: {what} is not a column name or a tuple of names (an intersection): {instead}"
+    )
+
+
+def named_twice(group: tuple[str, ...], item: Any) -> InvalidParameterError:
+    """The error of an intersection naming a column twice, in one short line (a list of a column's
+    values given among the names is no intersection: it is not printed whole).
+    """
+    again = next(c for i, c in enumerate(group) if c in group[:i])
+    shown_item = repr(item) if len(repr(item)) <= 80 else f"of {len(group):,} names"
+    return InvalidParameterError(f"`by`: the intersection {shown_item} names the column {again!r} twice")
 
 
 #: ``intersections=True`` (``--intersections``) makes at most this many slicings (2^10: each of 10

@@ -81,7 +81,9 @@ def _table(raw: bytes, source: str, identity: Identity | None, labels: Identity 
     for c, name in enumerate(names):
         col = t.column(c)
         arr = parquet_numpy(col)
-        if col.null_count:  # an error where the column is used (the chunked reader reads no other)
+        if roles.get(c) == "--by":  # a null: a missing value, the slices' to judge (as streamed)
+            arr = slice_identity(col, name, source, roles[c])
+        elif col.null_count:  # an error where the column is used (the chunked reader reads no other)
             nulls[c] = first_null(col)
             if c in kept:
                 raise InputFormatError(null_message(name), source=source, row=nulls[c] + 1)
@@ -115,8 +117,9 @@ def parquet_numpy(col) -> np.ndarray:
 
 
 def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None = None) -> np.ndarray:
-    """An identity column from Parquet: integers as int64, text as text, floats refused (the column
-    named by its ``role`` or option: :func:`perfeval.io.tables.id_column`).
+    """An identity column from Parquet: integers as int64, text as text, booleans as the text
+    ``False`` and ``True`` (a CSV's, and Dask's), floats refused (the column named by its ``role``
+    or option: :func:`perfeval.io.tables.id_column`).
     """
     if arr.dtype.kind in "iu":
         if arr.dtype.kind == "u" and len(arr) and int(arr.max()) > (1 << 63) - 1:
@@ -127,9 +130,28 @@ def parquet_identity(arr: np.ndarray, name: str, source: str, role: str | None =
             float_ids(name, role),
             source=source,
         )
-    if arr.dtype.kind == "b":
-        return arr.astype(np.int64)
+    if arr.dtype.kind == "b":  # as pandas writes it in a CSV, and as Dask reads it: False, True
+        return np.where(arr, "True", "False")
     return np.asarray([str(v) for v in arr.tolist()], dtype=str)
+
+
+def slice_identity(col, name: str, source: str, role: str | None) -> np.ndarray:
+    """A slice column (``--by``) of Parquet: an identity (:func:`parquet_identity`) whose nulls are
+    None, a missing value, the slices' rule (an error naming ``--missing-slice``, or the slice
+    ``<missing>``), whatever rows of the column the table or the chunk holds.
+    """
+    if not col.null_count:
+        return parquet_identity(parquet_numpy(col), name, source, role)
+    import pyarrow as pa
+
+    valid = col.is_valid()
+    kept = parquet_identity(parquet_numpy(col.filter(valid)), name, source, role)
+    out = np.full(len(col), None, dtype=object)
+    mask = (valid.combine_chunks() if isinstance(valid, pa.ChunkedArray) else valid).to_numpy(
+        zero_copy_only=False
+    )
+    out[mask] = kept.tolist()
+    return out
 
 
 def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
@@ -165,8 +187,10 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
         if meter:
             meter.advance(t.nbytes, t.num_rows)
         cols = {k: t.column(names[k]) if by_name else t.column(k) for k in used}
-        bad = [
-            (first_null(cols[k]), i, k) for i, k in enumerate(picks) if k is not None and cols[k].null_count
+        bad = [  # a slice column's null is a missing value, the slices' to judge
+            (first_null(cols[k]), i, k)
+            for i, k in enumerate(picks)
+            if k is not None and cols[k].null_count and ids.get(i) != "--by"
         ]
         if bad:
             row, _, k = min(bad)
@@ -178,7 +202,9 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
             key=lambda ik: (ik[0] not in ids, ik[1] if ik[0] in ids else 0),
         )
         built = {
-            i: _parquet_column(
+            i: slice_identity(cols[k], names[k], source, ids[i])
+            if ids.get(i) == "--by"
+            else _parquet_column(
                 parquet_numpy(cols[k]), names[k], source, i in ids, i in labels, convert, ids.get(i)
             )
             for i, k in order
