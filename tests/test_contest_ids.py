@@ -171,3 +171,32 @@ def test_a_csv_submissions_lines_are_measured_as_line_by_line():
         body = b"".join(alphabet[i] for i in rng.integers(0, len(alphabet), int(rng.integers(0, 30))))
         width, header = int(rng.integers(0, 6)), int(rng.integers(0, 4))
         assert T._measure_lines(body, width, header)[:2] == loop(body, width, header), (body, width, header)
+
+
+# -- a key's text ids that look like floats -------------------------------------------------------------
+def test_a_csv_submission_matches_a_keys_text_ids_that_look_like_floats(task, tmp_path):
+    """A key of text ids (a data frame's, a Parquet file's) may hold ``1.5``: a CSV submission writing
+    the same text matches it, as a data frame or a Parquet submission does; an id written as a float
+    that is not the key's is still refused in one line with the float hint, and against a key of
+    integers a CSV's float id is refused as before."""
+    pa, pq = pytest.importorskip("pyarrow"), pytest.importorskip("pyarrow.parquet")
+    ids, y = ["1.5", "2.5", "x7", "1e+5"], [1, 0, 1, 0]
+    pq.write_table(pa.table({"row_id": ids, "y": y}), tmp_path / "k.parquet")
+    for key in (read_key(pd.DataFrame({"row_id": ids, "y": y}), task), read_key(str(tmp_path / "k.parquet"), task)):
+        sub = tmp_path / "s.csv"
+        sub.write_text("row_id,p\n2.5,0.2\n1.5,0.9\n1e+5,0.1\nx7,0.8\n")
+        r = score_submission(task, key, str(sub))
+        assert r.ok and r.scores == {"AUC": 1.0}, r.errors
+        frame = score_submission(task, key, pd.DataFrame({"row_id": ["2.5", "1.5", "1e+5", "x7"], "p": [0.2, 0.9, 0.1, 0.8]}))
+        assert frame.scores == r.scores
+        sub.write_text("row_id,p\n2.5,0.2\n1.50,0.9\n1e+5,0.1\nx7,0.8\n")
+        r = score_submission(task, key, str(sub))
+        assert r.errors == [
+            f"{sub}, line 3: the id column 'row_id' holds '1.50', a float: ids must be integers or text (past "
+            "2^53 a float has merged ids); write them as integers (pandas: .astype('int64')) or as text"
+        ], r.errors
+    (tmp_path / "k.csv").write_text("row_id,y\n1,1\n2,0\n")
+    key = read_key(str(tmp_path / "k.csv"), task)
+    (tmp_path / "s.csv").write_text("row_id,p\n1.0,0.2\n2,0.9\n")
+    r = score_submission(task, key, str(tmp_path / "s.csv"))
+    assert len(r.errors) == 1 and "line 2: the id column 'row_id' holds '1.0', a float" in r.errors[0], r.errors

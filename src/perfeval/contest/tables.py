@@ -802,24 +802,35 @@ def read_submission(path: str, task: Task, key: TableKey, follow_links: bool = F
     return _csv(raw, path, task, key, expected, max_lines)
 
 
-def _identity(task: Task) -> Callable[[list, bool], dict[int, str]]:
-    """The submission's id column read as an identity: int64 or text as written, never floats."""
+def _identity(task: Task, key: TableKey | None = None) -> Callable[[list, bool], dict[int, str]]:
+    """The submission's id column read as an identity: int64 or text as written, never floats (an id
+    written as a float is refused by the reader).  Against a key whose ids are text, the id column
+    is kept as written instead (:func:`_labels`): a key's text id may look like a float (``1.5``), and
+    is matched as text; an id written as a float that is not the key's is refused when the ids are
+    checked (:func:`_float_id`), in the same words.
+    """
     assert task.columns is not None
     cols = task.columns
+    text_key = key is not None and key.ids.dtype.kind == "U"
 
     def identity(names: list, header: bool) -> dict[int, str]:
-        return {names.index(cols.id): "id"} if cols.id in names else {}
+        return {names.index(cols.id): "id"} if cols.id in names and not text_key else {}
 
     return identity
 
 
-def _labels(task: Task) -> Callable[[list, bool], list[int]] | None:
-    """K classes predicted as one label a row: the label column kept as written (int64 or text)."""
+def _labels(task: Task, key: TableKey | None = None) -> Callable[[list, bool], list[int]] | None:
+    """The columns kept as written (int64 or text): K classes predicted as one label a row, its label
+    column; against a key whose ids are text, the id column (:func:`_identity`).
+    """
     assert task.columns is not None
     cols = task.columns
-    if not task.hard:
+    kept = [cols.prediction[0]] if task.hard else []
+    if key is not None and key.ids.dtype.kind == "U":
+        kept.append(cols.id)
+    if not kept:
         return None
-    return lambda names, header: [names.index(cols.prediction[0])] if cols.prediction[0] in names else []
+    return lambda names, header: [names.index(c) for c in kept if c in names]
 
 
 def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], max_lines: int) -> _Frame:
@@ -874,7 +885,7 @@ def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], 
             f"{MAX_ERRORS}; it was not read further",
             source=path,
         )
-    table = _read(body, path, Options("csv", True, ",", _identity(task), _labels(task)))
+    table = _read(body, path, Options("csv", True, ",", _identity(task, key), _labels(task, key)))
     return _table_frame(table, lambda: _lines_of(table))
 
 
