@@ -182,21 +182,66 @@ def test_a_csv_submission_matches_a_keys_text_ids_that_look_like_floats(task, tm
     pa, pq = pytest.importorskip("pyarrow"), pytest.importorskip("pyarrow.parquet")
     ids, y = ["1.5", "2.5", "x7", "1e+5"], [1, 0, 1, 0]
     pq.write_table(pa.table({"row_id": ids, "y": y}), tmp_path / "k.parquet")
-    for key in (read_key(pd.DataFrame({"row_id": ids, "y": y}), task), read_key(str(tmp_path / "k.parquet"), task)):
+    for key in (
+        read_key(pd.DataFrame({"row_id": ids, "y": y}), task),
+        read_key(str(tmp_path / "k.parquet"), task),
+    ):
         sub = tmp_path / "s.csv"
         sub.write_text("row_id,p\n2.5,0.2\n1.5,0.9\n1e+5,0.1\nx7,0.8\n")
         r = score_submission(task, key, str(sub))
         assert r.ok and r.scores == {"AUC": 1.0}, r.errors
-        frame = score_submission(task, key, pd.DataFrame({"row_id": ["2.5", "1.5", "1e+5", "x7"], "p": [0.2, 0.9, 0.1, 0.8]}))
+        frame = score_submission(
+            task, key, pd.DataFrame({"row_id": ["2.5", "1.5", "1e+5", "x7"], "p": [0.2, 0.9, 0.1, 0.8]})
+        )
         assert frame.scores == r.scores
         sub.write_text("row_id,p\n2.5,0.2\n1.50,0.9\n1e+5,0.1\nx7,0.8\n")
         r = score_submission(task, key, str(sub))
         assert r.errors == [
-            f"{sub}, line 3: the id column 'row_id' holds '1.50', a float: ids must be integers or text (past "
-            "2^53 a float has merged ids); write them as integers (pandas: .astype('int64')) or as text"
+            f"{sub}, line 3: the id column 'row_id' holds '1.50', a float: ids must be integers or text "
+            "(past 2^53 a float has merged ids); write them as integers (pandas: .astype('int64')) or as text"
         ], r.errors
     (tmp_path / "k.csv").write_text("row_id,y\n1,1\n2,0\n")
     key = read_key(str(tmp_path / "k.csv"), task)
     (tmp_path / "s.csv").write_text("row_id,p\n1.0,0.2\n2,0.9\n")
     r = score_submission(task, key, str(tmp_path / "s.csv"))
-    assert len(r.errors) == 1 and "line 2: the id column 'row_id' holds '1.0', a float" in r.errors[0], r.errors
+    assert len(r.errors) == 1 and "line 2: the id column 'row_id' holds '1.0', a float" in r.errors[0], (
+        r.errors
+    )
+
+
+# -- a data frame's columns -----------------------------------------------------------------------------
+def test_an_empty_data_frame_is_said_to_have_no_columns(task, tmp_path):
+    (tmp_path / "k.csv").write_text("row_id,y\n1,1\n2,0\n")
+    key = read_key(str(tmp_path / "k.csv"), task)
+    r = score_submission(task, key, pd.DataFrame(), name="s")
+    assert r.errors == ["s: no column 'row_id' (it has no columns); a submission's columns are row_id, p"]
+    with pytest.raises(
+        Exception, match=r"the answer key has no column 'row_id' \(the task's id column; it has no columns\)$"
+    ):
+        read_key(pd.DataFrame(), task)
+
+
+def test_ids_set_as_the_index_suggest_reset_index(task, tmp_path):
+    (tmp_path / "k.csv").write_text("row_id,y\n1,1\n2,0\n")
+    key = read_key(str(tmp_path / "k.csv"), task)
+    sub = pd.DataFrame({"row_id": [1, 2], "p": [0.9, 0.1]})
+    r = score_submission(task, key, sub.set_index("row_id"), name="s")
+    assert r.errors == [
+        "s: no column 'row_id' (the header names 'p'); a submission's columns are row_id, p; 'row_id' is "
+        "the data frame's index: reset_index() makes it a column"
+    ]
+    assert score_submission(task, key, sub.set_index("row_id").reset_index()).ok
+    # the prediction as the index: said of it; an index of another name, or none: no hint
+    r = score_submission(task, key, sub.set_index("p"), name="s")
+    assert r.errors[0].endswith("; 'p' is the data frame's index: reset_index() makes it a column")
+    other = sub.drop(columns=["row_id"]).rename_axis("rid")
+    for frame in (other, sub.drop(columns=["row_id"])):
+        r = score_submission(task, key, frame, name="s")
+        assert r.errors == [
+            "s: no column 'row_id' (the header names 'p'); a submission's columns are row_id, p"
+        ]
+    solution = pd.DataFrame({"row_id": [1, 2], "y": [1, 0]}).set_index("row_id")
+    with pytest.raises(
+        Exception, match=r"'row_id' is the data frame's index: reset_index\(\) makes it a column$"
+    ):
+        read_key(solution, task)

@@ -301,6 +301,15 @@ def _is_null(v: Any) -> bool:
     return type(v).__name__ in ("NAType", "NaTType")
 
 
+def _index_names(df: Any) -> list[str]:
+    """A pandas data frame's index names (each level's that has one); none for another frame."""
+    names = getattr(getattr(df, "index", None), "names", None)
+    try:
+        return [str(n) for n in names or () if n is not None]
+    except TypeError:
+        return []
+
+
 def _is_frame(x: Any) -> bool:
     """A data frame (pandas, polars, a pyarrow Table), not a path."""
     if isinstance(x, (str, bytes, os.PathLike)):
@@ -351,10 +360,12 @@ def read_table_key(key: Any, task: Task) -> TableKey:
     absent = [c for c in cols.key if c not in frame.data]
     if absent:
         role = _role(task, absent[0])
+        held = f"its columns: {', '.join(frame.names)}" if frame.names else "it has no columns"
+        hint = ""
+        if _is_frame(key) and absent[0] in _index_names(key):
+            hint = f"; {absent[0]!r} is the data frame's index: reset_index() makes it a column"
         raise InputFormatError(
-            f"the answer key has no column {absent[0]!r} (the task's {role}; its columns: "
-            f"{', '.join(frame.names)})",
-            source=src,
+            f"the answer key has no column {absent[0]!r} (the task's {role}; {held}){hint}", source=src
         )
     for name, rows in frame.missing.items():
         if name in cols.key and len(rows):
@@ -1131,11 +1142,17 @@ def _short(e: BaseException) -> str:
 
 
 def _check_header(
-    names: list[str], expected: list[str], path: str, line: int | None, text: str | None
+    names: list[str],
+    expected: list[str],
+    path: str,
+    line: int | None,
+    text: str | None,
+    index: list[str] | None = None,
 ) -> None:
     """The submission's columns are the task's, each once (in any order): else one error, naming
     the first column that is wrong (its 1-based number), or the one missing.  ``line``: the header's
-    line (a CSV file's; None: a Parquet file or a data frame); ``text``: the header line as written.
+    line (a CSV file's; None: a Parquet file or a data frame); ``text``: the header line as written;
+    ``index``: a data frame's index names (a column set as the index is said to be there).
     """
     seen: dict[str, int] = {}
     for j, name in enumerate(names, 1):
@@ -1152,9 +1169,16 @@ def _check_header(
             raise InputFormatError(f"column {j}, {why}", source=path, line=line)
     absent = [c for c in expected if c not in seen]
     if absent:
+        if not names:
+            held = "it has no columns"
+        else:
+            listed = ", ".join(token(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+            held = f"the header names {listed}"
+        hint = ""
+        if absent[0] in (index or []):
+            hint = f"; {absent[0]!r} is the data frame's index: reset_index() makes it a column"
         raise InputFormatError(
-            f"no column {absent[0]!r} (the header names {', '.join(token(n) for n in names[:8])}"
-            f"{', ...' if len(names) > 8 else ''}); a submission's columns are {', '.join(expected)}",
+            f"no column {absent[0]!r} ({held}); a submission's columns are {', '.join(expected)}{hint}",
             source=path,
             line=line,
         )
@@ -1455,7 +1479,8 @@ def check_table(
     try:
         if _is_frame(submission):
             frame = frame_of(submission, label)
-            _check_header(frame.names, task.columns.submission if task.columns else [], label, None, None)
+            expected = task.columns.submission if task.columns else []
+            _check_header(frame.names, expected, label, None, None, _index_names(submission))
         else:
             frame = read_submission(os.fspath(submission), task, key, follow_links)
     except InputFormatError as e:  # reading stopped there: nothing more is said
