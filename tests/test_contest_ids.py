@@ -245,3 +245,51 @@ def test_ids_set_as_the_index_suggest_reset_index(task, tmp_path):
         Exception, match=r"'row_id' is the data frame's index: reset_index\(\) makes it a column$"
     ):
         read_key(solution, task)
+
+
+# -- leading zeros --------------------------------------------------------------------------------------
+def test_ids_with_their_leading_zeros_dropped_or_added_get_one_hint(task, tmp_path):
+    """A key of zero-padded text ids and a submission whose ids were made numbers (``108`` for
+    ``0108``), or the reverse: after the errors (never cut by the 20-line cap), one line saying how
+    many, the first with its key id, and what to do; none when no unmatched id is such a one."""
+    n = 30
+    key_ids = [f"{k:04d}" for k in range(100, 100 + n)]
+    (tmp_path / "k.csv").write_text("row_id,y\n" + "".join(f"{i},{k % 2}\n" for k, i in enumerate(key_ids)))
+    key = read_key(str(tmp_path / "k.csv"), task)
+    assert key.ids.dtype.kind == "U"
+    sub = tmp_path / "s.csv"
+    sub.write_text("row_id,p\n" + "".join(f"{int(i)},0.5\n" for i in reversed(key_ids)))
+    r = score_submission(task, key, str(sub))
+    assert r.errors[0] == f"{sub}, line 2, column 'row_id': id '129' is not in the answer key"
+    assert r.errors[20] == "... and 11 more errors" and r.n_errors == 31
+    assert r.errors[21:] == [
+        f"{sub}: 30 id(s) not in the answer key are ids of it with other leading zeros ('129' for '0129', "
+        "...): the key's ids are text: keep them as text, zeros included (pandas: read_csv(..., "
+        "dtype={'row_id': str}); a spreadsheet: a text column)"
+    ], r.errors
+    # a data frame of integers (read_csv without dtype=str): the same
+    frame = pd.DataFrame({"row_id": [int(i) for i in key_ids], "p": 0.5})
+    assert (
+        score_submission(task, key, frame, name="f")
+        .errors[-1]
+        .startswith(
+            "f: 30 id(s) not in the answer key are ids of it with other leading zeros ('100' for '0100', ...)"
+        )
+    )
+    # the reverse: a key of integers, zeros added; one id only
+    (tmp_path / "k2.csv").write_text("row_id,y\n108,1\n7,0\n9,1\n")
+    key2 = read_key(str(tmp_path / "k2.csv"), task)
+    sub.write_text("row_id,p\n0108,0.5\n7,0.2\n9,0.1\n")
+    r = score_submission(task, key2, str(sub))
+    assert r.errors == [
+        f"{sub}, line 2, column 'row_id': id '0108' is not in the answer key",
+        f"{sub}: 1 id(s) of the answer key have no prediction: '108'",
+        f"{sub}: 1 id(s) not in the answer key are ids of it with other leading zeros ('0108' for '108'): "
+        "write the ids as the key writes them, without the zeros added",
+    ], r.errors
+    assert r.n_errors == 2
+    # ids merely wrong, or a zero-stripped id whose key id has its prediction: no hint
+    for body in ("row_id,p\n0109,0.5\n7,0.2\n9,0.1\n", "row_id,p\n108,0.5\n0108,0.4\n7,0.2\n9,0.1\n"):
+        sub.write_text(body)
+        r = score_submission(task, key2, str(sub))
+        assert not r.ok and not any("leading zeros" in e for e in r.errors), r.errors

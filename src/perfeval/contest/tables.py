@@ -1297,6 +1297,9 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
             f"{place(frame.source)}: {len(absent)} id(s) of the answer key have no prediction: {listed}"
         )
     errors = found.listed(after)
+    hint = _zeros_hint(frame, cols.id, key, ids, unmatched, absent)
+    if hint is not None:  # a line about the errors, after them (never cut), not one more of them
+        errors = ErrorList([*errors, hint], errors.total)
     if errors:
         return None, errors
     perm = np.empty(key.rows, np.int64)
@@ -1305,6 +1308,42 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     if task.hard:
         s = np.eye(len(task.classes or ()))[s.astype(np.int64)]
     return Joined(key.y, s, key.groups, key.weights), errors
+
+
+def _zeros_hint(
+    frame: _Frame, name: str, key: TableKey, ids: np.ndarray, unmatched: np.ndarray, absent: np.ndarray
+) -> str | None:
+    """The line said after the errors when ids not in the key are ids of it that have no prediction,
+    written with other leading zeros (``108`` for ``0108``: a spreadsheet or ``read_csv`` made numbers
+    of text ids; or ``0108`` for ``108``): how many, the first (in the file's order) with its key
+    id, and what to do; None when there is none.  The key id shown is one the submission lacks, as
+    listed beside it.
+    """
+    if not unmatched.any() or not len(absent):
+        return None
+    rows = np.flatnonzero(unmatched)
+    theirs, mine = ids[rows], key.ids[absent]
+    theirs = theirs if theirs.dtype.kind == "U" else theirs.astype(str)
+    mine = mine if mine.dtype.kind == "U" else mine.astype(str)
+    bare_theirs, bare_mine = np.char.lstrip(theirs, "0"), np.char.lstrip(mine, "0")
+    width = max(_chars(bare_theirs), _chars(bare_mine))
+    hit = match_ids(_widened(bare_mine, width), _widened(bare_theirs, width))
+    found = np.flatnonzero(hit >= 0)
+    if not len(found):
+        return None
+    sub_id, key_id = str(theirs[found[0]]), str(mine[hit[found[0]]])
+    more = ", ..." if len(found) > 1 else ""
+    if len(sub_id) < len(key_id):  # zeros dropped
+        todo = (
+            f"the key's ids are text: keep them as text, zeros included (pandas: read_csv(..., "
+            f"dtype={{{name!r}: str}}); a spreadsheet: a text column)"
+        )
+    else:
+        todo = "write the ids as the key writes them, without the zeros added"
+    return (
+        f"{place(frame.source)}: {len(found)} id(s) not in the answer key are ids of it with other leading "
+        f"zeros ({token(sub_id)} for {token(key_id)}{more}): {todo}"
+    )
 
 
 def _held_to(col: Any, name: str, cap: int, is_id: bool, path: str) -> None:
