@@ -68,7 +68,7 @@ class TableKey:
     #: each row's board (``public``, ``private`` or ``ignored``), when the task names a usage column
     usage: np.ndarray | None = None
     #: the key's ids as text of a width (for a submission whose ids are text, or wider): by width
-    _text: dict = field(default_factory=dict, repr=False)
+    _text: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def id_width(self) -> int:
