@@ -293,3 +293,27 @@ def test_ids_with_their_leading_zeros_dropped_or_added_get_one_hint(task, tmp_pa
         sub.write_text(body)
         r = score_submission(task, key2, str(sub))
         assert not r.ok and not any("leading zeros" in e for e in r.errors), r.errors
+
+
+def test_a_missing_id_in_pandas_text_column_is_a_missing_id(task):
+    """pandas 3's text columns (dtype str) hold NaN for a missing value: a missing id (not 'nan', a
+    float), as None in a column of objects is; a column of objects' NaN is still a number."""
+    key = read_key(pd.DataFrame({"row_id": ["a", "b", "c"], "y": [1, 0, 1]}), task)
+    want = [
+        "s, row 3, column 'row_id': missing id (a null)",
+        "s: 1 id(s) of the answer key have no prediction: 'c'",
+    ]
+    for ids in (pd.Series(["a", "b", None], dtype=object), pd.Series(["a", "b", None], dtype="string")):
+        r = score_submission(task, key, pd.DataFrame({"row_id": ids, "p": [0.1, 0.2, 0.3]}), name="s")
+        assert r.errors == want, r.errors
+    try:
+        ids = pd.Series(["a", "b", None], dtype="str")
+    except TypeError:  # pandas before 3 has no str dtype
+        pytest.skip("pandas has no str dtype")
+    if str(ids.dtype) != "str":
+        pytest.skip("pandas has no str dtype")
+    r = score_submission(task, key, pd.DataFrame({"row_id": ids, "p": [0.1, 0.2, 0.3]}), name="s")
+    assert r.errors == want, r.errors
+    p = pd.Series(["0.1", "0.2", None], dtype="str")
+    r = score_submission(task, key, pd.DataFrame({"row_id": ["a", "b", "c"], "p": p}), name="s")
+    assert r.errors == ["s, row 3, column 'p': missing prediction (a null)"], r.errors

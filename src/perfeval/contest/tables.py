@@ -290,6 +290,8 @@ def _object_nulls(col: Any, arr: np.ndarray) -> np.ndarray:
     if marked is None or marked.shape != arr.shape:
         return np.flatnonzero(np.array([_is_null(v) for v in arr.tolist()], bool))
     cand = np.flatnonzero(marked)
+    if str(getattr(col, "dtype", "")) == "str":  # pandas 3's text: its missing value is NaN, not a number
+        return cand
     return cand[np.array([_is_null(arr[i]) for i in cand.tolist()], bool)] if len(cand) else cand
 
 
@@ -1405,7 +1407,9 @@ def _float_id(frame: _Frame, name: str, ids: np.ndarray, rows: np.ndarray) -> st
         return f"{frame.place(r)}: {float_ids(name, 'id', repr(float(col[r])))}"
     if ids.dtype.kind != "U":
         return None
-    absent = np.flatnonzero(rows < 0)
+    unmatched = rows < 0
+    unmatched[frame.missing.get(name, np.zeros(0, np.int64))] = False  # a missing id: said so
+    absent = np.flatnonzero(unmatched)
     i = grammar.first_float_id(ids[absent])
     if i < 0:
         return None
