@@ -317,3 +317,9 @@ def test_a_missing_id_in_pandas_text_column_is_a_missing_id(task):
     p = pd.Series(["0.1", "0.2", None], dtype="str")
     r = score_submission(task, key, pd.DataFrame({"row_id": ["a", "b", "c"], "p": p}), name="s")
     assert r.errors == ["s, row 3, column 'p': missing prediction (a null)"], r.errors
+
+
+def test_match_ids_takes_strided_and_byte_swapped_text_of_other_widths():
+    mine = np.array(["b", "x", "a", "x", "c", "x"])[::2]  # strided
+    theirs = np.array(["c", "a", "zz", "b"]).astype(">U3")  # another width, big-endian
+    assert T.match_ids(mine, theirs).tolist() == [2, 1, -1, 0]

@@ -118,7 +118,9 @@ def match_ids(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
     """
     if mine.dtype.kind == "i":
         mine, theirs = np.ascontiguousarray(mine, np.int64), np.ascontiguousarray(theirs, np.int64)
-    assert mine.dtype == theirs.dtype, (mine.dtype, theirs.dtype)
+    else:  # native byte order, contiguous: records compared byte for byte
+        width = max(_chars(mine), _chars(theirs))
+        mine, theirs = _widened(mine, width), _widened(theirs, width)
     if not len(theirs):
         return np.zeros(0, np.int64)
     return np.frombuffer(_native.lookup_ids(mine, theirs, mine.dtype.itemsize), np.int64)
