@@ -128,6 +128,113 @@ done:
     return result;
 }
 
+/* lookup_ids(key, sub, width) -> int64 bytearray
+ *
+ * The table scorer's match of a submission's ids to the key's: both are records of `width` bytes each
+ * (int64 ids: 8; numpy's text of one width: its UCS-4 code units, padded with zeros alike, so equal
+ * records are equal ids).  Returns rows with rows[i] = the first key record equal to submission record
+ * i, -1 when the key has none.  An open-addressing hash table of the key's records (the first of
+ * equal ones kept), probed in batches with prefetching, as join_ids; lookup_ids(key, key, width)[i]
+ * != i where key record i repeats an earlier one.  Why C: numpy can only sort text (a million ids:
+ * seconds), and a Python dict or pandas' table of a million fresh strings costs the boxing. */
+static uint64_t rec_hash(const unsigned char *p, int64_t n)
+{
+    uint64_t h = 1469598103934665603ULL, word; /* 8 bytes a step (a UCS-4 record is mostly zeros) */
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&word, p + i, 8);
+        h = (h ^ word) * 0x100000001B3ULL;
+        h ^= h >> 32;
+    }
+    for (; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001B3ULL;
+    h ^= h >> 31;
+    h *= 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 29);
+}
+
+PyObject *nv_lookup_ids(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *o[2];
+    Py_ssize_t width;
+    if (!PyArg_ParseTuple(args, "OOn", &o[0], &o[1], &width))
+        return NULL;
+    if (width < 1) {
+        PyErr_SetString(PyExc_ValueError, "width must be at least 1");
+        return NULL;
+    }
+    nv_args in = {0}; /* 0 the key's records, 1 the submission's */
+    for (int k = 0; k < 2; k++)
+        if (nv_arg(&in, o[k], NV_RAW1) < 0)
+            return NULL;
+    if (in.n[0] % width || in.n[1] % width) {
+        nv_args_fail(&in, PyExc_ValueError, "a buffer is not a whole number of records");
+        return NULL;
+    }
+    int64_t nk = in.n[0] / width, ns = in.n[1] / width, w = width;
+    int64_t cap = 16;
+    while (cap < 2 * nk)
+        cap <<= 1;
+    const uint64_t mask = (uint64_t)(cap - 1);
+    int64_t *table = malloc((size_t)cap * sizeof(int64_t));
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)(ns * 8));
+    if (!table || !out) {
+        free(table);
+        Py_XDECREF(out);
+        nv_args_release(&in);
+        return PyErr_NoMemory();
+    }
+    int64_t *rows = (int64_t *)PyByteArray_AS_STRING(out);
+    const unsigned char *kb = in.v[0].buf, *sb = in.v[1].buf;
+    enum { BATCH = 16 };
+    uint64_t hs[BATCH];
+    NOGIL_BEGIN
+    memset(table, 0xff, (size_t)cap * sizeof(int64_t));
+    for (int64_t base = 0; base < nk; base += BATCH) {
+        int m = nk - base < BATCH ? (int)(nk - base) : BATCH;
+        for (int b = 0; b < m; b++) {
+            hs[b] = rec_hash(kb + (base + b) * w, w) & mask;
+            __builtin_prefetch(&table[hs[b]], 1);
+        }
+        for (int b = 0; b < m; b++) {
+            int64_t i = base + b;
+            for (uint64_t h = hs[b];; h = (h + 1) & mask) {
+                int64_t j = table[h];
+                if (j < 0) {
+                    table[h] = i;
+                    break;
+                }
+                if (memcmp(kb + j * w, kb + i * w, (size_t)w) == 0)
+                    break; /* a repeated record: the first is kept */
+            }
+        }
+    }
+    for (int64_t base = 0; base < ns; base += BATCH) {
+        int m = ns - base < BATCH ? (int)(ns - base) : BATCH;
+        for (int b = 0; b < m; b++) {
+            hs[b] = rec_hash(sb + (base + b) * w, w) & mask;
+            __builtin_prefetch(&table[hs[b]], 0);
+        }
+        for (int b = 0; b < m; b++) {
+            int64_t i = base + b;
+            rows[i] = -1;
+            for (uint64_t h = hs[b];; h = (h + 1) & mask) {
+                int64_t j = table[h];
+                if (j < 0)
+                    break;
+                if (memcmp(kb + j * w, sb + i * w, (size_t)w) == 0) {
+                    rows[i] = j;
+                    break;
+                }
+            }
+        }
+    }
+    NOGIL_END
+    free(table);
+    nv_args_release(&in);
+    return out;
+}
+
 /* same_tokens(a_text, a_start, a_end, b_text, b_start, b_end, order) -> bool: token i of a equals
  * token order[i] of b for every i (the block id of each key row against the submission's). */
 PyObject *nv_same_tokens(PyObject *Py_UNUSED(self), PyObject *args)

@@ -100,6 +100,7 @@ static PyMethodDef methods[] = {
     {"hist_sum", nv_hist_sum, METH_VARARGS, "One sum of a measure over a summary, bit for bit the numpy expression's."},
     {"query_order", nv_query_order, METH_VARARGS, "Rows sorted by query code, then by descending score (counted into queries, each sorted on its own)."},
     {"join_ids", nv_join_ids, METH_VARARGS, "Join two id columns (text + int64 offsets): the permutation, or None."},
+    {"lookup_ids", nv_lookup_ids, METH_VARARGS, "Each submission record's first equal key record (records of `width` bytes), -1 for none."},
     {"trec_read", nv_trec_read, METH_VARARGS, "Read a TREC qrels or run file: id codes, sorted vocabularies, numbers."},
     {"trec_duplicate", nv_trec_duplicate, METH_VARARGS, "The first (qcode, dcode) pair two rows give, as rows (a, b), or None."},
     {"vocab_map", nv_vocab_map, METH_VARARGS, "Each id of one sorted str vocabulary located in another (-1 when absent)."},

@@ -303,6 +303,7 @@ static inline double apr_big(double m, double g, double a, double b)
 
 /* ---- contest.c ------------------------------------------------------------------------------- */
 PyObject *nv_join_ids(PyObject *self, PyObject *args);
+PyObject *nv_lookup_ids(PyObject *self, PyObject *args);
 PyObject *nv_same_tokens(PyObject *self, PyObject *args);
 PyObject *nv_plain_tokens(PyObject *self, PyObject *args);
 

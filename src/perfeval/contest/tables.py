@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.base.text import place, shown, token
 from perfeval.contest.criteria import Joined, measure_result, why_no_number
 from perfeval.contest.score import (
@@ -66,7 +67,8 @@ class TableKey:
     inode: tuple | None = None  # (device, inode) of the key's file: a submission may never be it
     #: each row's board (``public``, ``private`` or ``ignored``), when the task names a usage column
     usage: np.ndarray | None = None
-    _sorted: tuple | None = field(default=None, repr=False)
+    #: the key's ids as text of a width (for a submission whose ids are text, or wider): by width
+    _text: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def id_width(self) -> int:
@@ -81,23 +83,64 @@ class TableKey:
 
     def lookup(self, ids: np.ndarray) -> np.ndarray:
         """The key row of each id (-1: not an id of the key), ids compared as the key writes them:
-        int64 when both are, else as text (``007`` is not ``7``).
+        int64 when both are, else as text (``007`` is not ``7``).  A hash join
+        (:func:`match_ids`); the key's ids as text are kept for the next submission.
         """
-        mine, theirs = self.ids, ids
-        if mine.dtype.kind != theirs.dtype.kind or mine.dtype.kind not in "i":
-            # text as it is (astype copies even an array of text): no copy of the submission's ids
-            mine = mine if mine.dtype.kind == "U" else mine.astype(str)
-            theirs = theirs if theirs.dtype.kind == "U" else theirs.astype(str)
-        if self._sorted is None or self._sorted[0].dtype != mine.dtype:
-            order = np.argsort(mine, kind="stable")
-            self._sorted = (mine[order], order)
-        ordered, order = self._sorted
-        if not len(theirs):
-            return np.zeros(0, np.int64)
-        pos = np.searchsorted(ordered, theirs)
-        safe = np.minimum(pos, len(ordered) - 1)
-        hit = (pos < len(ordered)) & (ordered[safe] == theirs)
-        return np.where(hit, order[safe], -1).astype(np.int64)
+        if self.ids.dtype.kind == "i" and ids.dtype.kind == "i":
+            return match_ids(self.ids, ids)
+        theirs = ids if ids.dtype.kind == "U" else ids.astype(str)
+        width = max(_chars(theirs), _chars(self.ids) if self.ids.dtype.kind == "U" else 1)
+        mine = self._text.get(width)
+        if mine is None:
+            mine = self._text[width] = _widened(
+                self.ids if self.ids.dtype.kind == "U" else self.ids.astype(str), width
+            )
+        return match_ids(mine, _widened(theirs, width))
+
+
+def _chars(text: np.ndarray) -> int:
+    """The width of an array of text, in characters (at least 1)."""
+    return max(1, text.dtype.itemsize // 4)
+
+
+def _widened(text: np.ndarray, width: int) -> np.ndarray:
+    """An array of text as ``width`` characters a value, native byte order, contiguous (no copy when
+    it is one already).
+    """
+    return np.ascontiguousarray(text, dtype=np.dtype(f"=U{width}"))
+
+
+def match_ids(mine: np.ndarray, theirs: np.ndarray) -> np.ndarray:
+    """The row of ``mine`` holding each value of ``theirs`` (the first, when ``mine`` repeats one), -1
+    where none does: both int64, or both text of one width (numpy's fixed-width UCS-4, padded alike,
+    so equal records are equal ids).  The compiled hash join (``_native.lookup_ids``): a million text
+    ids in tens of milliseconds, where sorting numpy's text took seconds.
+    """
+    if mine.dtype.kind == "i":
+        mine, theirs = np.ascontiguousarray(mine, np.int64), np.ascontiguousarray(theirs, np.int64)
+    else:  # native byte order, contiguous: records compared byte for byte
+        width = max(_chars(mine), _chars(theirs))
+        mine, theirs = _widened(mine, width), _widened(theirs, width)
+    if not len(theirs):
+        return np.zeros(0, np.int64)
+    return np.frombuffer(_native.lookup_ids(mine, theirs, mine.dtype.itemsize), np.int64)
+
+
+def as_text(col: np.ndarray) -> np.ndarray:
+    """A column of values (a data frame's objects) as text, each value as ``str`` writes it, the array
+    as wide as its longest value: numpy's conversion in one pass (bytes are read as ASCII text), each
+    value's ``str`` where numpy's cannot convert one.
+    """
+    if col.dtype.kind == "U":
+        return col
+    try:
+        text = col.astype(str)
+    except (UnicodeDecodeError, ValueError, TypeError):
+        text = np.asarray([str(v) for v in col.tolist()], dtype=str)
+    if not len(text):
+        return text
+    width = max(1, int(np.char.str_len(text).max()))
+    return text if _chars(text) == width else text.astype(f"U{width}")
 
 
 # -- frames: a table's columns by name, and where each row is ------------------------------------------
@@ -202,9 +245,9 @@ def frame_of(df: Any, source: str) -> _Frame:
         else:
             arr = col.to_numpy() if hasattr(col, "to_numpy") else np.asarray(col)
         if arr.dtype.kind == "O":
-            gone = np.array([_is_null(v) for v in arr.tolist()], bool)
-            if gone.any():
-                missing[name] = np.flatnonzero(gone)
+            gone = _object_nulls(col, arr)
+            if len(gone):
+                missing[name] = gone
         data[name] = arr
         rows = len(arr)
     return _Frame(source, names, data, rows, lambda row: f"row {row + 1}", missing, "a null")
@@ -232,12 +275,43 @@ def _nullable_ints(col: Any) -> tuple[np.ndarray, np.ndarray] | None:
     return None
 
 
+def _object_nulls(col: Any, arr: np.ndarray) -> np.ndarray:
+    """The rows of a data frame's column of objects (``arr``: its values) that hold a null (None,
+    pandas' NA or NaT; a NaN is a number, said as not finite).  The candidates are found by the
+    frame's own vectorised test (pandas' ``isna``, polars' and pyarrow's ``is_null``), then each
+    candidate is judged alone; a column with neither test is judged value by value.
+    """
+    test = getattr(col, "isna", None) or getattr(col, "is_null", None)
+    marked = None
+    if test is not None:
+        try:
+            marked = test()
+            marked = np.asarray(marked.to_numpy() if hasattr(marked, "to_numpy") else marked, bool)
+        except Exception:  # a column whose test is not the one meant: judged value by value
+            marked = None
+    if marked is None or marked.shape != arr.shape:
+        return np.flatnonzero(np.array([_is_null(v) for v in arr.tolist()], bool))
+    cand = np.flatnonzero(marked)
+    if str(getattr(col, "dtype", "")) == "str":  # pandas 3's text: its missing value is NaN, not a number
+        return cand
+    return cand[np.array([_is_null(arr[i]) for i in cand.tolist()], bool)] if len(cand) else cand
+
+
 def _is_null(v: Any) -> bool:
     if v is None:
         return True
     if isinstance(v, float) and math.isnan(v):
         return False  # a NaN: a number that is not finite, said so
     return type(v).__name__ in ("NAType", "NaTType")
+
+
+def _index_names(df: Any) -> list[str]:
+    """A pandas data frame's index names (each level's that has one); none for another frame."""
+    names = getattr(getattr(df, "index", None), "names", None)
+    try:
+        return [str(n) for n in names or () if n is not None]
+    except TypeError:
+        return []
 
 
 def _is_frame(x: Any) -> bool:
@@ -290,10 +364,12 @@ def read_table_key(key: Any, task: Task) -> TableKey:
     absent = [c for c in cols.key if c not in frame.data]
     if absent:
         role = _role(task, absent[0])
+        held = f"its columns: {', '.join(frame.names)}" if frame.names else "it has no columns"
+        hint = ""
+        if _is_frame(key) and absent[0] in _index_names(key):
+            hint = f"; {absent[0]!r} is the data frame's index: reset_index() makes it a column"
         raise InputFormatError(
-            f"the answer key has no column {absent[0]!r} (the task's {role}; its columns: "
-            f"{', '.join(frame.names)})",
-            source=src,
+            f"the answer key has no column {absent[0]!r} (the task's {role}; {held}){hint}", source=src
         )
     for name, rows in frame.missing.items():
         if name in cols.key and len(rows):
@@ -392,22 +468,23 @@ def _key_ids(frame: _Frame, name: str, unique: bool = True) -> np.ndarray:
             f"column {name!r}: ids are integers or text, not floating-point numbers", source=frame.source
         )
     else:
-        values = col.tolist()
-        nan = [i for i, v in enumerate(values) if isinstance(v, float) and math.isnan(v)]
-        if nan:  # pandas' missing value in a column of text: not an id (nor the group "nan")
-            raise InputFormatError(
-                f"column {name!r}: a missing value (NaN; every row of the key needs its {name!r})",
-                source=frame.source,
-                **frame.at(nan[0]),
-            )
-        col = np.asarray([str(v) for v in values], dtype=str)
+        text = as_text(col)
+        if col.dtype.kind == "O":  # a NaN is written "nan": those rows alone are looked at
+            cand = np.flatnonzero(text == "nan").tolist()
+            nan = [i for i in cand if isinstance(col[i], float) and math.isnan(col[i])]
+            if nan:  # pandas' missing value in a column of text: not an id (nor the group "nan")
+                raise InputFormatError(
+                    f"column {name!r}: a missing value (NaN; every row of the key needs its {name!r})",
+                    source=frame.source,
+                    **frame.at(nan[0]),
+                )
+        col = text
     if unique and len(col):
-        order = np.argsort(col, kind="stable")
-        same = np.flatnonzero(col[order][1:] == col[order][:-1])
-        if len(same):
-            rows = order[same + 1]
-            row = int(rows.min())
-            first = int(np.flatnonzero(col == col[row])[0])
+        firsts = match_ids(col, col)  # each id's first row
+        again = np.flatnonzero(firsts != np.arange(len(col)))
+        if len(again):
+            row = int(again[0])
+            first = int(firsts[row])
             raise InputFormatError(
                 f"column {name!r}: the answer key lists id {token(str(col[row]))} twice "
                 f"(first on {frame.where(first)})",
@@ -740,24 +817,35 @@ def read_submission(path: str, task: Task, key: TableKey, follow_links: bool = F
     return _csv(raw, path, task, key, expected, max_lines)
 
 
-def _identity(task: Task) -> Callable[[list, bool], dict[int, str]]:
-    """The submission's id column read as an identity: int64 or text as written, never floats."""
+def _identity(task: Task, key: TableKey | None = None) -> Callable[[list, bool], dict[int, str]]:
+    """The submission's id column read as an identity: int64 or text as written, never floats (an id
+    written as a float is refused by the reader).  Against a key whose ids are text, the id column
+    is kept as written instead (:func:`_labels`): a key's text id may look like a float (``1.5``), and
+    is matched as text; an id written as a float that is not the key's is refused when the ids are
+    checked (:func:`_float_id`), in the same words.
+    """
     assert task.columns is not None
     cols = task.columns
+    text_key = key is not None and key.ids.dtype.kind == "U"
 
     def identity(names: list, header: bool) -> dict[int, str]:
-        return {names.index(cols.id): "id"} if cols.id in names else {}
+        return {names.index(cols.id): "id"} if cols.id in names and not text_key else {}
 
     return identity
 
 
-def _labels(task: Task) -> Callable[[list, bool], list[int]] | None:
-    """K classes predicted as one label a row: the label column kept as written (int64 or text)."""
+def _labels(task: Task, key: TableKey | None = None) -> Callable[[list, bool], list[int]] | None:
+    """The columns kept as written (int64 or text): K classes predicted as one label a row, its label
+    column; against a key whose ids are text, the id column (:func:`_identity`).
+    """
     assert task.columns is not None
     cols = task.columns
-    if not task.hard:
+    kept = [cols.prediction[0]] if task.hard else []
+    if key is not None and key.ids.dtype.kind == "U":
+        kept.append(cols.id)
+    if not kept:
         return None
-    return lambda names, header: [names.index(cols.prediction[0])] if cols.prediction[0] in names else []
+    return lambda names, header: [names.index(c) for c in kept if c in names]
 
 
 def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], max_lines: int) -> _Frame:
@@ -812,7 +900,7 @@ def _csv(raw: bytes, path: str, task: Task, key: TableKey, expected: list[str], 
             f"{MAX_ERRORS}; it was not read further",
             source=path,
         )
-    table = _read(body, path, Options("csv", True, ",", _identity(task), _labels(task)))
+    table = _read(body, path, Options("csv", True, ",", _identity(task, key), _labels(task, key)))
     return _table_frame(table, lambda: _lines_of(table))
 
 
@@ -871,20 +959,30 @@ def _measure_lines(
     (name, characters)), as (line, name, its width, the cap, its first 64 characters), or None:
     :func:`_wide_fields`).
     """
-    long = None
-    rows = 0
-    pos, k, n = 0, 0, len(body)
-    while pos < n:
-        end = body.find(b"\n", pos)
-        end = n if end < 0 else end
-        k += 1
-        if end - pos > width:
-            long = k if long is None and k != header else long
-            rows += 1
-        elif body[pos:end].strip():
-            rows += 1
-        pos = end + 1
-    return long, rows, _wide_fields(body, header, caps) if caps else None
+    wide = _wide_fields(body, header, caps) if caps else None
+    if not body:
+        return None, 0, wide
+    # in vector passes over the bytes: each line's start and length (a line ends at LF), whether it
+    # holds a byte other than white space (bytes.strip's: blank, \t, \n, \v, \f, \r)
+    arr = np.frombuffer(body, np.uint8)
+    ends = np.flatnonzero(arr == 10)
+    if arr[-1] != 10:  # the last line has no LF
+        ends = np.append(ends, len(arr))
+    starts = np.empty_like(ends)
+    starts[0] = 0
+    starts[1:] = ends[:-1] + 1
+    lengths = ends - starts
+    too_long = lengths > width
+    long_lines = np.flatnonzero(too_long) + 1
+    long_lines = long_lines[long_lines != header]
+    inked = np.zeros(len(starts), bool)
+    some = np.flatnonzero(lengths > 0)
+    if len(some):
+        ink = (arr != 32) & ((arr < 9) | (arr > 13))
+        # each line's bytes and the LF after it (white space); empty lines between hold none
+        inked[some] = np.logical_or.reduceat(ink, starts[some])
+    rows = int(np.count_nonzero(too_long | inked))
+    return (int(long_lines[0]) if len(long_lines) else None), rows, wide
 
 
 #: the bytes of a submission :func:`_wide_fields` measures at once (its arrays: a few times this)
@@ -1048,11 +1146,17 @@ def _short(e: BaseException) -> str:
 
 
 def _check_header(
-    names: list[str], expected: list[str], path: str, line: int | None, text: str | None
+    names: list[str],
+    expected: list[str],
+    path: str,
+    line: int | None,
+    text: str | None,
+    index: list[str] | None = None,
 ) -> None:
     """The submission's columns are the task's, each once (in any order): else one error, naming
     the first column that is wrong (its 1-based number), or the one missing.  ``line``: the header's
-    line (a CSV file's; None: a Parquet file or a data frame); ``text``: the header line as written.
+    line (a CSV file's; None: a Parquet file or a data frame); ``text``: the header line as written;
+    ``index``: a data frame's index names (a column set as the index is said to be there).
     """
     seen: dict[str, int] = {}
     for j, name in enumerate(names, 1):
@@ -1069,9 +1173,16 @@ def _check_header(
             raise InputFormatError(f"column {j}, {why}", source=path, line=line)
     absent = [c for c in expected if c not in seen]
     if absent:
+        if not names:
+            held = "it has no columns"
+        else:
+            listed = ", ".join(token(n) for n in names[:8]) + (", ..." if len(names) > 8 else "")
+            held = f"the header names {listed}"
+        hint = ""
+        if absent[0] in (index or []):
+            hint = f"; {absent[0]!r} is the data frame's index: reset_index() makes it a column"
         raise InputFormatError(
-            f"no column {absent[0]!r} (the header names {', '.join(token(n) for n in names[:8])}"
-            f"{', ...' if len(names) > 8 else ''}); a submission's columns are {', '.join(expected)}",
+            f"no column {absent[0]!r} ({held}); a submission's columns are {', '.join(expected)}{hint}",
             source=path,
             line=line,
         )
@@ -1112,9 +1223,9 @@ class _Found:
 
     def add(self, rows: Any, column: int, message: Callable[[int], str]) -> None:
         """Problems at ``rows`` (row numbers, any order) of one kind, each worded by ``message(row)``."""
-        rows = sorted(int(r) for r in rows)
-        self.total += len(rows)
-        self.kept += [(r, column, message(r)) for r in rows[: MAX_ERRORS + 1]]
+        first = np.sort(np.asarray(rows, np.int64).ravel())
+        self.total += len(first)
+        self.kept += [(r, column, message(r)) for r in first[: MAX_ERRORS + 1].tolist()]
 
     def listed(self, after: list[str]) -> ErrorList:
         """The listed errors: the first MAX_ERRORS in the file's order, then ``after`` (problems of the
@@ -1152,9 +1263,10 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
             ),
         )
     ident = frame.data[cols.id]
-    blank = set(frame.missing.get(cols.id, np.zeros(0, np.int64)).tolist())
+    unmatched = rows < 0
+    unmatched[frame.missing.get(cols.id, np.zeros(0, np.int64))] = False  # said missing
     found.add(
-        [r for r in np.flatnonzero(rows < 0).tolist() if r not in blank],
+        np.flatnonzero(unmatched),
         0,
         lambda r: f"{frame.place(r, cols.id)}: id {token(str(ident[r]))} is not in the answer key",
     )
@@ -1180,12 +1292,18 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     if len(absent):
         # the first ids in sorted order (numbers numerically, text by code point), not the key's:
         # its order (by label, by board) would say something of the key
-        shown_ids = np.sort(key.ids[absent])[:5]
+        lacking = key.ids[absent]
+        if len(lacking) > 5:  # the five first in order, without sorting them all
+            lacking = np.partition(lacking, 4)[:5]
+        shown_ids = np.sort(lacking)
         listed = ", ".join(token(str(i)) for i in shown_ids) + (", ..." if len(absent) > 5 else "")
         after.append(
             f"{place(frame.source)}: {len(absent)} id(s) of the answer key have no prediction: {listed}"
         )
     errors = found.listed(after)
+    hint = _zeros_hint(frame, cols.id, key, ids, unmatched, absent)
+    if hint is not None:  # a line about the errors, after them (never cut), not one more of them
+        errors = ErrorList([*errors, hint], errors.total)
     if errors:
         return None, errors
     perm = np.empty(key.rows, np.int64)
@@ -1194,6 +1312,42 @@ def check(frame: _Frame, task: Task, key: TableKey) -> tuple[Joined | None, Erro
     if task.hard:
         s = np.eye(len(task.classes or ()))[s.astype(np.int64)]
     return Joined(key.y, s, key.groups, key.weights), errors
+
+
+def _zeros_hint(
+    frame: _Frame, name: str, key: TableKey, ids: np.ndarray, unmatched: np.ndarray, absent: np.ndarray
+) -> str | None:
+    """The line said after the errors when ids not in the key are ids of it that have no prediction,
+    written with other leading zeros (``108`` for ``0108``: a spreadsheet or ``read_csv`` made numbers
+    of text ids; or ``0108`` for ``108``): how many, the first (in the file's order) with its key
+    id, and what to do; None when there is none.  The key id shown is one the submission lacks, as
+    listed beside it.
+    """
+    if not unmatched.any() or not len(absent):
+        return None
+    rows = np.flatnonzero(unmatched)
+    theirs, mine = ids[rows], key.ids[absent]
+    theirs = theirs if theirs.dtype.kind == "U" else theirs.astype(str)
+    mine = mine if mine.dtype.kind == "U" else mine.astype(str)
+    bare_theirs, bare_mine = np.char.lstrip(theirs, "0"), np.char.lstrip(mine, "0")
+    width = max(_chars(bare_theirs), _chars(bare_mine))
+    hit = match_ids(_widened(bare_mine, width), _widened(bare_theirs, width))
+    found = np.flatnonzero(hit >= 0)
+    if not len(found):
+        return None
+    sub_id, key_id = str(theirs[found[0]]), str(mine[hit[found[0]]])
+    more = ", ..." if len(found) > 1 else ""
+    if len(sub_id) < len(key_id):  # zeros dropped
+        todo = (
+            f"the key's ids are text: keep them as text, zeros included (pandas: read_csv(..., "
+            f"dtype={{{name!r}: str}}); a spreadsheet: a text column)"
+        )
+    else:
+        todo = "write the ids as the key writes them, without the zeros added"
+    return (
+        f"{place(frame.source)}: {len(found)} id(s) not in the answer key are ids of it with other leading "
+        f"zeros ({token(sub_id)} for {token(key_id)}{more}): {todo}"
+    )
 
 
 def _held_to(col: Any, name: str, cap: int, is_id: bool, path: str) -> None:
@@ -1255,7 +1409,9 @@ def _float_id(frame: _Frame, name: str, ids: np.ndarray, rows: np.ndarray) -> st
         return f"{frame.place(r)}: {float_ids(name, 'id', repr(float(col[r])))}"
     if ids.dtype.kind != "U":
         return None
-    absent = np.flatnonzero(rows < 0)
+    unmatched = rows < 0
+    unmatched[frame.missing.get(name, np.zeros(0, np.int64))] = False  # a missing id: said so
+    absent = np.flatnonzero(unmatched)
     i = grammar.first_float_id(ids[absent])
     if i < 0:
         return None
@@ -1271,9 +1427,7 @@ def _submitted_ids(frame: _Frame, name: str, found: _Found) -> np.ndarray:
         return col.astype(np.int64)
     if col.dtype.kind == "f":  # a data frame's: refused by _float_id (a file's as it is read)
         return np.full(len(col), "", dtype=str)
-    if col.dtype.kind == "U":  # the reader's text column: as it is, no copy
-        return col
-    return np.asarray([str(v) for v in col.tolist()], dtype=str)
+    return as_text(col)  # the reader's text column as it is, no copy; a data frame's objects as text
 
 
 def _prediction(frame: _Frame, name: str, j: int, task: Task, needs: list[str], found: _Found) -> np.ndarray:
@@ -1370,7 +1524,8 @@ def check_table(
     try:
         if _is_frame(submission):
             frame = frame_of(submission, label)
-            _check_header(frame.names, task.columns.submission if task.columns else [], label, None, None)
+            expected = task.columns.submission if task.columns else []
+            _check_header(frame.names, expected, label, None, None, _index_names(submission))
         else:
             frame = read_submission(os.fspath(submission), task, key, follow_links)
     except InputFormatError as e:  # reading stopped there: nothing more is said

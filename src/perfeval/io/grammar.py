@@ -79,8 +79,13 @@ def identity(values: Sequence[str]) -> np.ndarray:
     return np.array(list(values), dtype=str)
 
 
-#: the first letters of nan and inf, as UCS-4 code units
+#: the first letters of nan and inf, and their second ones, as UCS-4 code units
 _NI = np.array([ord(c) for c in "iInN"], np.uint32)
+_NA = np.array([ord(c) for c in "nNaA"], np.uint32)
+#: the code units a number may be written with (index: the code unit; past the table: none), the
+#: padding's zero among them
+_NUMERIC = np.zeros(128, bool)
+_NUMERIC[[0, *(ord(c) for c in "0123456789.eE+-")]] = True
 
 
 def first_float_id(values: np.ndarray) -> int:
@@ -101,14 +106,24 @@ def first_float_id(values: np.ndarray) -> int:
     if values.dtype.kind != "U" or not n or values.dtype.itemsize == 0:
         return -1
     # candidates found over the UCS-4 code units in a few vector passes (a regex per value would
-    # cost a third of a second a million rows); then each candidate checked by the grammar
+    # cost a third of a second a million rows, and ids such as "id_0001" or UUIDs would all be
+    # candidates of a looser test); then each candidate checked by the grammar.  A candidate is
+    # written with the characters of a number only (the padding's zeros aside) and holds a point or
+    # a signed exponent, or is a word of at most 9 characters starting as nan or inf do
     codes = values.view(np.uint32).reshape(n, -1)
-    cand = (codes == ord(".")).any(axis=1)
-    if codes.shape[1] > 1:
-        cand |= ((codes[:, 1:] == ord("+")) | (codes[:, 1:] == ord("-"))).any(axis=1)
-        signed = (codes[:, 0] == ord("+")) | (codes[:, 0] == ord("-"))
-        cand |= signed & np.isin(codes[:, 1], _NI)
-    cand |= np.isin(codes[:, 0], _NI)
+    w = codes.shape[1]
+    numeric = _NUMERIC[np.minimum(codes, len(_NUMERIC) - 1)].all(axis=1)
+    marked = (codes == ord(".")).any(axis=1)
+    if w > 1:
+        exp = (codes[:, :-1] == ord("e")) | (codes[:, :-1] == ord("E"))
+        marked |= (exp & ((codes[:, 1:] == ord("+")) | (codes[:, 1:] == ord("-")))).any(axis=1)
+    cand = numeric & marked
+    padded = codes if w >= 3 else np.pad(codes, ((0, 0), (0, 3 - w)))
+    signed = (padded[:, 0] == ord("+")) | (padded[:, 0] == ord("-"))
+    c0 = np.where(signed, padded[:, 1], padded[:, 0])
+    c1 = np.where(signed, padded[:, 2], padded[:, 1])
+    short = codes[:, 9] == 0 if w > 9 else True  # "+infinity" is the longest
+    cand |= short & np.isin(c0, _NI) & np.isin(c1, _NA)
     for i in np.flatnonzero(cand).tolist():
         v = str(values[i])
         if NUMBER.match(v) is not None and (
