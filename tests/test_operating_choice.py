@@ -22,7 +22,7 @@ import perfeval
 from perfeval.cli.main import main
 from perfeval.exceptions import InvalidParameterError
 
-NAMES = ["YOUDEN", "TOPLEFT", "BEST_FBETA:beta=2", "BEST_MCC", "LEAST_COST:fn=3,fp=1,tp=-1"]
+NAMES = ["YOUDEN", "TOPLEFT", "BEST_FBETA:beta=2", "BEST_MCC", "LEAST_COST:fn=3,fp=1,tp=0.5"]
 
 
 def criterion(name: str, tp: float, fp: float, P: float, N: float) -> float:
@@ -38,7 +38,7 @@ def criterion(name: str, tp: float, fp: float, P: float, N: float) -> float:
     if name == "BEST_MCC":
         den = math.sqrt((tp + fp) * P * N * (tn + fn))
         return (tp * tn - fp * fn) / den if den else math.nan
-    return -1 * tp + 3 * fn + 1 * fp + 0 * tn
+    return 0.5 * tp + 3 * fn + 1 * fp + 0 * tn
 
 
 def reference(y, s, w, name: str) -> tuple[float, float]:

@@ -1317,6 +1317,15 @@ _binary(
     compute="perfeval.measures.operating:best_mcc",
     per_group="perfeval.measures.operating:best_mcc_groups",
 )
+
+
+def least_cost_costs(params: dict) -> str | None:
+    """LEAST_COST's costs: not every one 0 (Measure.check; each is >= 0 by its domain)."""
+    if any(float(params[k]) != 0 for k in ("fn", "fp", "tp", "tn")):
+        return None
+    return "every cost is 0 (fn, fp, tp, tn): every threshold costs 0, so none is the cheapest"
+
+
 _binary(
     "LEAST_COST",
     "total cost at the cheapest threshold",
@@ -1325,16 +1334,23 @@ _binary(
     "the thresholds, nothing predicted positive among them.  of=threshold: that threshold.",
     "no data: NaN.",
     params=(
-        Param("fn", 1.0, "cost of a false negative"),
-        Param("fp", 1.0, "cost of a false positive"),
-        Param("tp", 0.0, "cost of a true positive"),
-        Param("tn", 0.0, "cost of a true negative"),
+        Param("fn", 1.0, "cost of a false negative", low=0),
+        Param("fp", 1.0, "cost of a false positive", low=0),
+        Param(
+            "tp",
+            0.0,
+            "cost of a true positive (a benefit b of one is a cost b of a false negative: fn+b, the "
+            "same threshold)",
+            low=0,
+        ),
+        Param("tn", 0.0, "cost of a true negative (a benefit b of one: fp+b)", low=0),
         _OF,
     ),
     direction="lower",
     ties=_TIE_CHOICE,
     compute="perfeval.measures.operating:least_cost",
     per_group="perfeval.measures.operating:least_cost_groups",
+    check="perfeval.measures.vocabulary:least_cost_costs",
 )
 
 # -- part "calib" (issue 33): calibration ------------------------------------------------------------
