@@ -185,6 +185,48 @@ def test_proc_best_youden_and_closest_topleft(tmp_path):
         assert abs(v - want) < 1e-9
 
 
+def test_procs_best_values_are_j_plus_1_and_the_squared_distance(tmp_path):
+    """What docs/operating.md and the registry say of pROC's numbers: coords(x="best")'s "youden"
+    is J + 1 (sensitivity + specificity) and its "closest.topleft" the squared distance to (0, 1),
+    at the same operating point as YOUDEN's and TOPLEFT's (its threshold the midpoint below ours)."""
+    reason = _proc_reason()
+    if reason:
+        pytest.skip(reason)
+    rng = np.random.default_rng(8)
+    cases = []
+    for i in range(6):
+        n = int(rng.integers(10, 80))
+        y = (rng.random(n) < 0.5).astype(int)
+        y[:2] = [0, 1]
+        cases.append((y, np.round(rng.random(n) + 0.5 * y, 1 if i % 2 else 3)))
+    lines = ["library(pROC)", "options(digits=17)"]
+    for i, (y, s) in enumerate(cases):
+        f = tmp_path / f"c{i}.csv"
+        f.write_text("y,s\n" + "".join(f"{int(a)},{float(b)!r}\n" for a, b in zip(y, s, strict=True)))
+        lines.append(f"d <- read.csv('{f}'); r <- roc(d$y, d$s, levels=c(0, 1), direction='<', quiet=TRUE)")
+        for method in ("youden", "closest.topleft"):
+            lines.append(
+                f"b <- coords(r, 'best', best.method='{method}', ret=c('threshold', '{method}'), "
+                "transpose=FALSE); cat(as.vector(t(as.matrix(b))), '\\n')"
+            )
+    script = tmp_path / "best.R"
+    script.write_text("\n".join(lines) + "\n")
+    out = subprocess.run(["Rscript", str(script)], capture_output=True, text=True, timeout=300, check=True)
+    rows = out.stdout.strip().splitlines()
+    assert len(rows) == 2 * len(cases)
+    for k, row in enumerate(rows):
+        y, s = cases[k // 2]
+        name = "YOUDEN" if k % 2 == 0 else "TOPLEFT"
+        nums = [float(x) for x in row.split()]
+        thresholds, values = nums[0::2], nums[1::2]
+        v, t = ours(y, s, None, name)
+        want = v + 1 if name == "YOUDEN" else v * v
+        assert all(abs(b - want) < 1e-12 for b in values), (name, v, values)  # every tied best alike
+        # one of pROC's thresholds is the midpoint between ours and the next lower distinct score
+        below = max((x for x in set(s.tolist()) if x < t), default=-math.inf)
+        assert any(below < b < t for b in thresholds), (name, t, thresholds)
+
+
 # -- the interval of a threshold, and compare's refusal -------------------------------------------
 def _data(n=300, seed=0):
     rng = np.random.default_rng(seed)

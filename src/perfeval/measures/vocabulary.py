@@ -1268,8 +1268,9 @@ _binary(
     "YOUDEN",
     "Youden's J at its best threshold",
     ("youden_index", "youden_j"),
-    "the highest J = TPR - FPR (sensitivity + specificity - 1) over the thresholds (pROC's "
-    "coords(x='best', best.method='youden')).  of=threshold: that threshold.",
+    "the highest J = TPR - FPR (sensitivity + specificity - 1) over the thresholds (the point of pROC's "
+    "coords(x='best', best.method='youden'), whose 'youden' value is J + 1, sensitivity + specificity).  "
+    "of=threshold: that threshold.",
     "no positives or no negatives: NaN.",
     params=(_OF,),
     ties=_TIE_CHOICE,
@@ -1281,8 +1282,8 @@ _binary(
     "distance of the ROC point closest to (0, 1)",
     ("closest_topleft", "closest_to_top_left"),
     "the least distance sqrt(FPR^2 + (1 - TPR)^2) of an operating point to the corner (0, 1) "
-    "(pROC's coords(x='best', best.method='closest.topleft') minimises its square).  of=threshold: "
-    "that point's threshold.",
+    "(the point of pROC's coords(x='best', best.method='closest.topleft'), whose 'closest.topleft' "
+    "value is the squared distance FPR^2 + (1 - TPR)^2).  of=threshold: that point's threshold.",
     "no positives or no negatives: NaN.",
     params=(_OF,),
     direction="lower",
