@@ -297,3 +297,27 @@ def test_plot_says_why_a_curve_has_no_band(tmp_path, capsys):
     assert why and f"perfeval: note: no consistency band for 's': {why}\n" in err
     assert main(base) == 0
     assert "no consistency band" not in capsys.readouterr().err
+
+
+def test_each_models_band_has_its_legend_entry(tmp_path):
+    """With several models the legend named only the first model's band (in its colour): each
+    model's band now has an entry of its own, the model's name and its colour; one model keeps the
+    plain entry."""
+    from matplotlib.colors import to_rgba
+
+    from perfeval.plot import CurveDisplay
+
+    rng = np.random.default_rng(9)
+    s = np.round(rng.random(600), 2)
+    y = (rng.random(600) < s**1.4).astype(int)
+    models = {"a": s, "b": np.round(np.clip(s + rng.normal(0, 0.1, 600), 0, 1), 2), "c": s**2}
+    d = CurveDisplay.from_models(y, models, kind="calibration", bins="uniform", n_bins=8).plot()
+    handles, labels = d.ax_.get_legend_handles_labels()
+    band = "90% consistency band (outcomes redrawn)"
+    for name, line in zip(models, d.lines_, strict=True):
+        i = labels.index(f"{name}: {band}")
+        assert to_rgba(handles[i].get_color()[0], 0.3) == to_rgba(line.get_color(), 0.3)
+    assert sum("consistency band" in lab for lab in labels) == 3
+    one = CurveDisplay.from_models(y, {"a": s}, kind="calibration", bins="uniform", n_bins=8).plot()
+    assert band in one.ax_.get_legend_handles_labels()[1]
+    d.figure_.savefig(tmp_path / "three.png", dpi=110)

@@ -22,7 +22,7 @@ import perfeval
 from perfeval.cli.main import main
 from perfeval.exceptions import InvalidParameterError
 
-NAMES = ["YOUDEN", "TOPLEFT", "BEST_FBETA:beta=2", "BEST_MCC", "LEAST_COST:fn=3,fp=1,tp=-1"]
+NAMES = ["YOUDEN", "TOPLEFT", "BEST_FBETA:beta=2", "BEST_MCC", "LEAST_COST:fn=3,fp=1,tp=0.5"]
 
 
 def criterion(name: str, tp: float, fp: float, P: float, N: float) -> float:
@@ -38,7 +38,7 @@ def criterion(name: str, tp: float, fp: float, P: float, N: float) -> float:
     if name == "BEST_MCC":
         den = math.sqrt((tp + fp) * P * N * (tn + fn))
         return (tp * tn - fp * fn) / den if den else math.nan
-    return -1 * tp + 3 * fn + 1 * fp + 0 * tn
+    return 0.5 * tp + 3 * fn + 1 * fp + 0 * tn
 
 
 def reference(y, s, w, name: str) -> tuple[float, float]:
@@ -183,6 +183,48 @@ def test_proc_best_youden_and_closest_topleft(tmp_path):
         se, sp = point
         want = se + sp - 1 if name == "YOUDEN" else math.sqrt((1 - se) ** 2 + (1 - sp) ** 2)
         assert abs(v - want) < 1e-9
+
+
+def test_procs_best_values_are_j_plus_1_and_the_squared_distance(tmp_path):
+    """What docs/operating.md and the registry say of pROC's numbers: coords(x="best")'s "youden"
+    is J + 1 (sensitivity + specificity) and its "closest.topleft" the squared distance to (0, 1),
+    at the same operating point as YOUDEN's and TOPLEFT's (its threshold the midpoint below ours)."""
+    reason = _proc_reason()
+    if reason:
+        pytest.skip(reason)
+    rng = np.random.default_rng(8)
+    cases = []
+    for i in range(6):
+        n = int(rng.integers(10, 80))
+        y = (rng.random(n) < 0.5).astype(int)
+        y[:2] = [0, 1]
+        cases.append((y, np.round(rng.random(n) + 0.5 * y, 1 if i % 2 else 3)))
+    lines = ["library(pROC)", "options(digits=17)"]
+    for i, (y, s) in enumerate(cases):
+        f = tmp_path / f"c{i}.csv"
+        f.write_text("y,s\n" + "".join(f"{int(a)},{float(b)!r}\n" for a, b in zip(y, s, strict=True)))
+        lines.append(f"d <- read.csv('{f}'); r <- roc(d$y, d$s, levels=c(0, 1), direction='<', quiet=TRUE)")
+        for method in ("youden", "closest.topleft"):
+            lines.append(
+                f"b <- coords(r, 'best', best.method='{method}', ret=c('threshold', '{method}'), "
+                "transpose=FALSE); cat(as.vector(t(as.matrix(b))), '\\n')"
+            )
+    script = tmp_path / "best.R"
+    script.write_text("\n".join(lines) + "\n")
+    out = subprocess.run(["Rscript", str(script)], capture_output=True, text=True, timeout=300, check=True)
+    rows = out.stdout.strip().splitlines()
+    assert len(rows) == 2 * len(cases)
+    for k, row in enumerate(rows):
+        y, s = cases[k // 2]
+        name = "YOUDEN" if k % 2 == 0 else "TOPLEFT"
+        nums = [float(x) for x in row.split()]
+        thresholds, values = nums[0::2], nums[1::2]
+        v, t = ours(y, s, None, name)
+        want = v + 1 if name == "YOUDEN" else v * v
+        assert all(abs(b - want) < 1e-12 for b in values), (name, v, values)  # every tied best alike
+        # one of pROC's thresholds is the midpoint between ours and the next lower distinct score
+        below = max((x for x in set(s.tolist()) if x < t), default=-math.inf)
+        assert any(below < b < t for b in thresholds), (name, t, thresholds)
 
 
 # -- the interval of a threshold, and compare's refusal -------------------------------------------

@@ -36,11 +36,44 @@ def test_defaults_are_in_their_domains(m):
         ("ndcg@-1", "NDCG needs `k` a finite number >= 0, got -1"),
         ("sar:w_acc=inf", "SAR needs `w_acc` a finite number, got inf"),
         ("cst:fp=inf", "CST needs `fp` a finite number"),
+        ("least_cost:fn=-1", "LEAST_COST needs `fn` a finite number >= 0, got -1"),
+        ("least_cost:fp=-0.5", "LEAST_COST needs `fp` a finite number >= 0, got -0.5"),
+        ("least_cost:tp=-1", "LEAST_COST needs `tp` a finite number >= 0, got -1"),
+        ("least_cost:tn=-2,of=threshold", "LEAST_COST needs `tn` a finite number >= 0, got -2"),
+        ("least_cost:fn=0,fp=0", "LEAST_COST:fn=0,fp=0: every cost is 0"),
     ],
 )
 def test_a_value_outside_its_domain_is_refused_at_parse(spec, fragment):
     with pytest.raises(InvalidParameterError, match=fragment.replace("(", r"\(").replace(")", r"\)")):
         parse_measure(spec)
+
+
+def test_least_costs_refusal_is_one_line_on_the_command_line(capsys):
+    """A negative cost (a benefit) or no cost at all: one line, exit 2, before any data is read."""
+    from perfeval.cli.main import main
+
+    for spec, said in (
+        ("least_cost:fn=-1", "LEAST_COST needs `fn` a finite number >= 0, got -1"),
+        ("least_cost:fn=0,fp=0", "every cost is 0"),
+    ):
+        code = main(["eval", "/nonexistent.csv", "--target", "y", "--score", "s", "-m", spec])
+        err = capsys.readouterr().err
+        assert code == 2 and said in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_a_benefit_is_the_cost_of_the_other_outcome():
+    """What the refusal of a negative cost suggests: a benefit b of a true positive (tp=-b, which the
+    kernel would take) is the cost fn+b: the same threshold (TP + FN = P), the cost shifted by b P."""
+    from perfeval.measures.operating import least_cost
+
+    y = [1, 0, 1, 1, 0, 0, 1, 0, 1]
+    s = [0.9, 0.8, 0.7, 0.55, 0.5, 0.3, 0.2, 0.1, 0.05]
+    h = ScoreHistogram.from_arrays(y, s)
+    costs = {"fp": 1.0, "tn": 0.0}
+    benefit = least_cost(h, fn=1.0, tp=-1.5, of="threshold", **costs)
+    r = perfeval.evaluate(y, s, measures=["least_cost:fn=2.5,fp=1,of=threshold", "least_cost:fn=2.5,fp=1"])
+    assert r["LEAST_COST:fn=2.5,fp=1,of=threshold"] == benefit
+    assert r["LEAST_COST:fn=2.5,fp=1"] == least_cost(h, fn=1.0, tp=-1.5, of="value", **costs) + 1.5 * 5
 
 
 def test_the_call_and_the_threshold_are_checked_too():

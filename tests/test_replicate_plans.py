@@ -376,8 +376,8 @@ POINTS = [
     "pre_at_rec:of=threshold", "pre_at_rec@1", "pre_at_rec@0", "rec_at_pre:min_precision=0.5",
     "rec_at_pre:of=threshold", "rec_at_pre@0", "rec_at_pre@1:of=threshold", "youden", "youden:of=threshold",
     "topleft", "topleft:of=threshold", "best_fbeta:beta=2", "best_fbeta:beta=0.5,of=threshold",
-    "best_fbeta:beta=0", "best_mcc", "best_mcc:of=threshold", "least_cost:fn=3,fp=1,tp=-0.5,tn=0.25",
-    "least_cost:fn=1,fp=2,of=threshold", "least_cost:fn=-1,fp=-2,tp=0,tn=3,of=threshold", "pauc",
+    "best_fbeta:beta=0", "best_mcc", "best_mcc:of=threshold", "least_cost:fn=3,fp=1,tp=0.5,tn=0.25",
+    "least_cost:fn=1,fp=2,of=threshold", "least_cost:fn=0,fp=0,tp=1,tn=3,of=threshold", "pauc",
     "pauc:lo=0.1,hi=0.7,correct=mcclish", "pauc:lo=0,hi=1", "pauc:focus=tpr,lo=0.5,hi=0.9",
     "pauc:focus=tpr,lo=0,hi=1,correct=mcclish",
 ]  # fmt: skip

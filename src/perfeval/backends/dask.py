@@ -625,23 +625,26 @@ def _regression_tree(pieces: list, split_every: int = 8):
 
 
 def _regression_group_values(pdf, target, score, group, weight, specs):
-    """Each whole group of one shuffled partition (its key, size and value of every measure), and the
-    partition's rows (those of its groups of weight 0 too, which have no value: as in memory).
+    """Each whole group of one shuffled partition (its key, size and value of every measure), the
+    partition's rows (those of its groups of weight 0 too, which have no value: as in memory), and
+    the reasons of its NaN groups (:func:`perfeval.engine.finish.group_whys`).
     """
     import pandas as pd
 
-    from perfeval.engine.regression import check_regression, group_values
+    from perfeval.engine.finish import group_whys
+    from perfeval.engine.regression import check_regression, finish_regression
 
     if len(pdf) == 0:
-        return _no_groups(pdf, group, specs), 0
+        return _no_groups(pdf, group, specs), 0, {}
     y = _column_values(pdf, target, "target")
     s = _column_values(pdf, score, "score")
     w = None if weight is None else _column_values(pdf, weight, "weight")
     with quiet(), np.errstate(all="ignore"):  # said once, by the driver (not catch_warnings: threads)
-        keys, sizes, values = group_values(check_regression(y, s, pdf[group].to_numpy(), w), specs)
-    if len(keys) == 0:  # every group of the partition of weight 0: none to report, its rows read
-        return _no_groups(pdf, group, specs), len(pdf)
-    return pd.DataFrame({"group": list(keys), "size": sizes, **values}), len(pdf)
+        r = finish_regression(check_regression(y, s, pdf[group].to_numpy(), w), specs, task_from="")
+    if len(r.groups) == 0:  # every group of the partition of weight 0: none to report, its rows read
+        return _no_groups(pdf, group, specs), len(pdf), {}
+    values = {sp.label: r.results[sp.label].per_group for sp in specs}
+    return pd.DataFrame({"group": list(r.groups), "size": r.group_sizes, **values}), len(pdf), group_whys(r)
 
 
 def _no_groups(pdf, group: str, specs: list):
@@ -670,14 +673,18 @@ def _grouped_regression(ddf, target, score, group, weight, specs, how):
 
 def regression_parts_report(got: Any, specs: list, weighted: bool, how: str, backend: str):
     """The report of every group's regression values made partition by partition
-    (:func:`_regression_group_values`: its table and its rows, a partition of whole groups), the groups
-    sorted by key.
+    (:func:`_regression_group_values`: its table, its rows and its NaN groups' reasons, a partition of
+    whole groups), the groups sorted by key.
     """
     import pandas as pd
 
     from perfeval.engine.regression import grouped_report as regression_report
 
     table = pd.concat([g[0] for g in got], ignore_index=True).sort_values("group", kind="stable")
+    whys: dict[str, dict] = {}  # the NaN groups' reasons, each partition's merged
+    for part in got:
+        for label, said in part[2].items():
+            whys.setdefault(label, {}).update(said)
     return regression_report(
         specs,
         table["group"].to_numpy(),
@@ -687,6 +694,7 @@ def regression_parts_report(got: Any, specs: list, weighted: bool, how: str, bac
         weighted=weighted,
         backend=backend,
         task_from=how,
+        whys=whys,
     )
 
 

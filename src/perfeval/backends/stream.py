@@ -981,14 +981,14 @@ class _Job:
             summary = fold(summary, cases)
         if summary.weight == 0:
             return  # every row of weight 0: no case at all, so no group (as in evaluate)
-        values = {
-            lab: np.array([r.value], dtype=np.float64)
-            for lab, r in summary_values(self.specs, summary).items()
-        }
+        finished = summary_values(self.specs, summary)
+        values = {lab: np.array([r.value], dtype=np.float64) for lab, r in finished.items()}
         keys = np.asarray(key)
         if keys.dtype.kind == "f":
             keys = keys.astype(np.int64)
-        self.out.add(keys, size, values)
+        # a NaN value's reason: the group's own, as evaluate() says it of the group
+        whys = {lab: {keys.tolist()[0]: r.why} for lab, r in finished.items() if r.why}
+        self.out.add(keys, size, values, whys)
 
     def _binary_from_summary(self, spec, h: ScoreHistogram) -> np.ndarray:
         """The value evaluate() gives a group, from the group's summary: its per-group kernel (they
@@ -1182,7 +1182,15 @@ def _grouped_report(
         from perfeval.engine.regression import grouped_report as regression_report
 
         report = regression_report(
-            specs, keys, sizes, joined, rows=rows, weighted=weighted, backend="stream", task_from=how
+            specs,
+            keys,
+            sizes,
+            joined,
+            rows=rows,
+            weighted=weighted,
+            backend="stream",
+            task_from=how,
+            whys=whys or {},
         )
         report.params["spill_partitions"] = partitions
         return report

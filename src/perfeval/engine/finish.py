@@ -530,11 +530,12 @@ def attach_whys(
     results: dict[str, MeasureResult], specs: list[MeasureSpec], whys: Mapping[str, dict]
 ) -> None:
     """The reasons of NaN groups kept part by part (:func:`group_whys`, merged) set on the joined
-    results, as :func:`finish` sets them in memory (the binary measures and the group AUCs).
+    results, as :func:`finish` sets them in memory (the binary measures, the group AUCs and the
+    regression measures: :func:`perfeval.engine.regression.finish_regression`).
     """
     for s in specs:
         r = results.get(s.label)
-        if r is not None and r.undefined and s.measure.kind in ("binary", "grouped"):
+        if r is not None and r.undefined and s.measure.kind in ("binary", "grouped", "regression"):
             said = whys.get(s.label, {})
             r.undefined_groups_why = [said.get(k) for k in r.undefined]
 

@@ -14,6 +14,7 @@ MSE_REG; a measure with no regression form is an error naming the regression mea
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -50,7 +51,6 @@ __all__ = [
     "empty_summary",
     "summary_report",
     "finish_regression",
-    "group_values",
     "grouped_report",
 ]
 
@@ -498,7 +498,9 @@ def _group_deviance(gs: _GroupSums, p: float) -> tuple[np.ndarray, np.ndarray, n
         raise InvalidDataError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
     gs.made(f"dev{p!r}", dev)
     total, W = gs.get(f"dev{p!r}", "weight")
-    return total, W, gs.rows_where(~ok) > 0
+    if f"bad{p!r}" not in gs.__dict__:  # each group's rows outside the domain, for its reason
+        gs.__dict__[f"bad{p!r}"] = gs.rows_where(~ok)
+    return total, W, gs.__dict__[f"bad{p!r}"] > 0
 
 
 def _group_msle(gs: _GroupSums, root: bool) -> np.ndarray:
@@ -513,9 +515,9 @@ def _group_msle(gs: _GroupSums, root: bool) -> np.ndarray:
             raise InvalidDataError(
                 "a squared log error times a weight is beyond the range of a 64-bit float"
             ) from None
-        gs.__dict__["sle_bad"] = gs.rows_where(~ok) > 0
+        gs.__dict__["sle_bad"] = gs.rows_where(~ok)  # each group's rows <= -1, for its reason
     v = _divide(*gs.get("sle", "weight"))
-    v[gs.__dict__["sle_bad"]] = math.nan
+    v[gs.__dict__["sle_bad"] > 0] = math.nan
     return np.sqrt(v) if root else v
 
 
@@ -549,19 +551,26 @@ def _group_d2_pinball(gs: _GroupSums, alpha: float) -> np.ndarray:
     m, d = fa.numerator, fa.denominator
     spos, sr, qpos, qr = gs.get("spos", "sr", key + "+", key)
     out = _fraction(m * spos + (d - m) * (spos - sr), m * qpos + (d - m) * (qpos - qr))
-    out[gs.rows_where(big) > 0] = math.nan
+    gs.__dict__[key + "big"] = big = gs.rows_where(big) > 0  # for the groups' reasons
+    out[big] = math.nan
     return out
 
 
 def _group_d2_pinball_alone(gs: _GroupSums, alpha: float) -> np.ndarray:
-    """D2_PINBALL group by group (when a product overflows: each group's own reason)."""
+    """D2_PINBALL group by group (when a product overflows: each group's own reason, kept for
+    :func:`_group_whys`).
+    """
     from perfeval.measures.regression import d2_pinball
 
     out = np.empty(len(gs.starts))
+    whys: list[str | None] = []
     for k, (lo, hi) in enumerate(zip(gs.starts.tolist(), gs.ends.tolist(), strict=True)):
         w = None if gs.w is None else gs.w[lo:hi]
         summary = RegressionSummary.from_checked(gs.y[lo:hi], gs.s[lo:hi], w, ydist=True)
-        out[k] = d2_pinball(summary, alpha).value
+        f = d2_pinball(summary, alpha)
+        out[k] = f.value
+        whys.append(f.why)
+    gs.__dict__[f"d2q{alpha!r}alone"] = np.array(whys, dtype=object)
     return out
 
 
@@ -586,9 +595,89 @@ def _group_d2_tweedie(gs: _GroupSums, p: float) -> np.ndarray:
     gs.made(f"d2dev{p!r}", dev)
     num, den, W, syy, sy = gs.get(f"dev{p!r}", f"d2dev{p!r}", "weight", "syy", "sy")
     out = _fraction(num, den)
+    over = gs.rows_where(over) > 0
+    gs.__dict__[f"d2mean{p!r}"] = (mean, good, over)  # for the groups' reasons
     out[W * syy - sy * sy == 0] = math.nan  # every target equal: no loss, whatever the rounding
-    out[bad | ~good | (gs.rows_where(over) > 0)] = math.nan
+    out[bad | ~good | over] = math.nan
     return out
+
+
+class _Reasons:
+    """The reasons of some groups (``n`` of them), each said once: a rule said of the groups ``mask``
+    that no earlier rule told (the rules in the order the scalar measure tries them), its words
+    made once per distinct count (or mean) the groups have, not once a group.
+    """
+
+    def __init__(self, n: int):
+        self.out = np.full(n, None, dtype=object)
+        self.told = np.zeros(n, dtype=bool)
+
+    def say(self, mask: np.ndarray, text: str) -> None:
+        m = np.asarray(mask, dtype=bool) & ~self.told
+        if m.any():
+            self.out[m] = text
+            self.told |= m
+
+    def count(self, mask: np.ndarray, of: np.ndarray, words: Any) -> None:
+        """``words(c)`` of each group of ``mask``, ``c`` its entry of ``of`` (a count, a mean)."""
+        m = np.asarray(mask, dtype=bool) & ~self.told
+        if m.any():
+            said, where = np.unique(of[m], return_inverse=True)
+            self.out[m] = np.array([words(c) for c in said.tolist()], dtype=object)[where]
+            self.told |= m
+
+    def rest(self, text: str) -> None:
+        """``text`` of every group not told yet (the one cause of NaN left)."""
+        self.say(np.ones(len(self.told), dtype=bool), text)
+
+
+def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | None]:
+    """Why each NaN group of one measure's values ``v`` is NaN (in the order of the NaN groups), in
+    the words of the measure over that group's rows alone (:mod:`perfeval.measures.regression`), read
+    from the same per-group sums and counts the values came from: every group at once.
+    """
+    from perfeval.measures import regression as rm
+
+    nan = np.flatnonzero(np.isnan(v))
+    if not len(nan):
+        return []
+    name = sp.measure.name
+    said = _Reasons(len(nan))
+    if name in ("D2_PINBALL", "D2_AE"):
+        alpha = float(sp.kwargs.get("alpha", 0.5))
+        alone = gs.__dict__.get(f"d2q{alpha!r}alone")
+        if alone is not None:  # finished group by group: each its own reason already
+            return alone[nan].tolist()
+    (W,) = gs.get("weight")
+    said.say(W[nan] == 0, rm.NO_CASE)
+    if name in ("R2", "EXPVAR"):
+        Wn, syy, sy = (a[nan] for a in gs.get("weight", "syy", "sy"))
+        said.say(Wn * syy - sy * sy == 0, rm.CONSTANT_TARGETS)
+    elif name == "MAPE" and sp.kwargs.get("eps", "none") == "none":
+        zeros = gs.rows_where(gs.y == 0)[nan]
+        said.count(zeros > 0, zeros, rm.zero_targets_why)
+    elif name in ("POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV"):
+        p = {"POISSON_DEV": 1.0, "GAMMA_DEV": 2.0}.get(name, float(sp.kwargs.get("power", 0.0)))
+        bad = gs.__dict__[f"bad{p!r}"][nan]
+        said.count(bad > 0, bad, lambda c: rm.domain_why(c, p))
+    elif name in ("MSLE", "RMSLE"):
+        bad = gs.__dict__["sle_bad"][nan]
+        said.count(bad > 0, bad, rm.log_why)
+    elif name in ("D2_PINBALL", "D2_AE"):
+        said.say(gs.__dict__[f"d2q{alpha!r}big"][nan], rm.D2_QUANTILE_RANGE)
+        said.rest(rm.D2_QUANTILE_CONSTANT)  # else NaN only where the quantile's loss is 0
+    elif name == "D2_TWEEDIE":
+        p = float(sp.kwargs["power"])
+        Wn, syy, sy = (a[nan] for a in gs.get("weight", "syy", "sy"))
+        said.say(Wn * syy - sy * sy == 0, rm.D2_MEAN_CONSTANT)  # every target equal: said first
+        if p != 0:
+            bad = gs.__dict__[f"bad{p!r}"][nan]
+            said.count(bad > 0, bad, lambda c: rm.domain_why(c, p))
+            mean, good, over = (a[nan] for a in gs.__dict__[f"d2mean{p!r}"])
+            said.count(~good, mean, lambda m: rm.mean_domain_why(p, m))
+            said.say(over, rm.mean_range_why(p))
+        said.rest(rm.D2_MEAN_CONSTANT)  # else NaN only where the mean's deviance is 0
+    return said.out.tolist()
 
 
 def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str) -> Report:
@@ -624,28 +713,12 @@ def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str)
             weighted=w is not None,
             backend="memory",
             task_from=task_from,
+            whys={sp.label: _group_whys(sp, gs, values[sp.label]) for sp in specs},
         )
     warn_undefined(results, specs)
     report = Report(results, None, params_of(cases.rows_in, None, w is not None, "memory", task_from))
     report.summary = summary
     return report
-
-
-def group_values(
-    cases: Cases, specs: list[MeasureSpec]
-) -> tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]:
-    """Each group's key, size and value of every measure of ``specs`` over checked grouped cases (a
-    stream's part, a Dask partition holding whole groups): the numbers :func:`finish_regression`
-    gives those groups.
-    """
-    r = finish_regression(cases, specs, task_from="")
-    assert r.groups is not None and r.group_sizes is not None
-    values = {}
-    for sp in specs:
-        v = r.results[sp.label].per_group
-        assert v is not None  # a grouped report
-        values[sp.label] = v
-    return np.asarray(r.groups), r.group_sizes, values
 
 
 def grouped_report(
@@ -658,13 +731,28 @@ def grouped_report(
     weighted: bool,
     backend: str,
     task_from: str,
+    whys: Mapping[str, Any] | None = None,
 ) -> Report:
     """The report of every group's values (keys sorted; from memory, a stream's parts, Dask's
     partitions): the report :func:`finish_regression` gives for the same rows, with its ``backend``.
+    ``whys``: the reasons of the NaN groups, by label: a list in the order of the NaN groups (memory:
+    :func:`_group_whys`), or ``{group key: why}`` (each part's :func:`perfeval.engine.finish.group_whys`,
+    merged).
     """
-    from perfeval.engine.finish import warn_undefined
+    from perfeval.engine.finish import attach_whys, warn_undefined
 
     results = {sp.label: MeasureResult.of(sp, values[sp.label], sizes, keys, True) for sp in specs}
+    keyed: dict[str, dict] = {}
+    for label, said in (whys or {}).items():
+        r = results.get(label)
+        if r is None or not r.undefined:
+            continue
+        if isinstance(said, Mapping):
+            keyed[label] = dict(said)
+        elif len(said) == len(r.undefined):
+            r.undefined_groups_why = list(said)
+    if keyed:
+        attach_whys(results, [sp for sp in specs if sp.label in keyed], keyed)
     warn_undefined(results, specs)
     report = Report(results, keys, params_of(rows, int(len(keys)), weighted, backend, task_from))
     report.group_sizes = sizes

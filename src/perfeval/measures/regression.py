@@ -56,9 +56,49 @@ __all__ = [
     "rmsle",
     "MAPE_EPS",
     "NO_CASE",
+    "CONSTANT_TARGETS",
+    "D2_QUANTILE_CONSTANT",
+    "D2_MEAN_CONSTANT",
+    "D2_QUANTILE_RANGE",
+    "zero_targets_why",
+    "domain_why",
+    "log_why",
+    "mean_domain_why",
+    "mean_range_why",
 ]
 
 NO_CASE = "no case (no row, or every weight 0)"
+
+#: why R2 and EXPVAR are NaN when every target is equal
+CONSTANT_TARGETS = (
+    "every target is equal (their variance is 0): the fraction of the variance explained "
+    "is 0/0 or -inf (scikit-learn's force_finite gives 1 for a perfect prediction, else 0)"
+)
+
+
+def zero_targets_why(n: int) -> str:
+    """Why MAPE (no eps) is NaN: ``n`` targets (of rows of weight > 0) are 0."""
+    return (
+        f"{n:,} target{'s are' if n != 1 else ' is'} 0: a percentage of 0 is undefined "
+        "(scikit-learn's mean_absolute_percentage_error divides by float64's eps instead, giving "
+        "about 4.5e15 |r|: MAPE:eps=sklearn; torchmetrics' by 1.17e-06: MAPE:eps=torchmetrics)"
+    )
+
+
+def domain_why(rows: int, power: float) -> str:
+    """Why a Tweedie deviance of ``power`` is NaN: ``rows`` rows lie outside its domain."""
+    return (
+        f"{rows:,} row{'s' if rows != 1 else ''} outside the deviance's domain (power "
+        f"{power:g} needs {_domain(power)})"
+    )
+
+
+def log_why(n: int) -> str:
+    """Why MSLE and RMSLE are NaN: ``n`` rows have a target or a prediction <= -1."""
+    return (
+        f"{n:,} row{'s' if n != 1 else ''} with a target or a prediction <= -1: the log error "
+        "log1p(y) - log1p(prediction) needs both > -1 (scikit-learn raises ValueError)"
+    )
 
 
 def _mean(s: RegressionSummary, total: int) -> Finished:
@@ -91,11 +131,7 @@ def _fraction_explained(s: RegressionSummary, num: int) -> Finished:
         return Finished(math.nan, why=NO_CASE)
     den, _ = s.sst()
     if den == 0:
-        return Finished(
-            math.nan,
-            why="every target is equal (their variance is 0): the fraction of the variance explained "
-            "is 0/0 or -inf (scikit-learn's force_finite gives 1 for a perfect prediction, else 0)",
-        )
+        return Finished(math.nan, why=CONSTANT_TARGETS)
     return Finished(ratio(den - num, den))
 
 
@@ -127,13 +163,7 @@ def mape(s: RegressionSummary, eps: str = "none") -> Finished:
     if eps == "torchmetrics":
         return _mean(s, s.sape_tm)
     if s.zero_weight:
-        n = s.zero_rows
-        return Finished(
-            math.nan,
-            why=f"{n:,} target{'s are' if n != 1 else ' is'} 0: a percentage of 0 is undefined "
-            "(scikit-learn's mean_absolute_percentage_error divides by float64's eps instead, giving "
-            "about 4.5e15 |r|: MAPE:eps=sklearn; torchmetrics' by 1.17e-06: MAPE:eps=torchmetrics)",
-        )
+        return Finished(math.nan, why=zero_targets_why(s.zero_rows))
     return _mean(s, s.sape)
 
 
@@ -189,11 +219,7 @@ def tweedie_deviance(s: RegressionSummary, power: float = 0.0) -> Finished:
         return Finished(math.nan, why=NO_CASE)
     total, bad, rows = s.deviance(power)
     if bad:
-        return Finished(
-            math.nan,
-            why=f"{rows:,} row{'s' if rows != 1 else ''} outside the deviance's domain (power "
-            f"{power:g} needs {_domain(power)})",
-        )
+        return Finished(math.nan, why=domain_why(rows, power))
     return Finished(ratio(total, s.weight))
 
 
@@ -216,6 +242,25 @@ def _constant_why(what: str) -> str:
     )
 
 
+#: why D2_PINBALL and D2_AE are NaN when the constant quantile has no loss
+D2_QUANTILE_CONSTANT = (
+    _constant_why("alpha-quantile")
+    + " (scikit-learn's d2_pinball_score gives 1 for a perfect prediction, else 0)"
+)
+#: why D2_TWEEDIE is NaN when the constant mean has no loss
+D2_MEAN_CONSTANT = _constant_why("mean") + " (scikit-learn's d2_tweedie_score raises ZeroDivisionError)"
+#: why D2_PINBALL and D2_AE are NaN when a residual from the targets' quantile is beyond float64
+D2_QUANTILE_RANGE = (
+    "a target minus the targets' quantile (or its product with a weight) is beyond the range "
+    "of a 64-bit float"
+)
+
+
+def mean_range_why(power: float) -> str:
+    """Why D2_TWEEDIE of ``power`` is NaN when a deviance of the targets' mean is beyond float64."""
+    return f"a deviance of the targets' mean (power {power:g}) is beyond the range of a 64-bit float"
+
+
 def d2_pinball_parts(s: RegressionSummary, alpha: float) -> tuple[int, int] | Finished:
     """D2_PINBALL's exact numerator and denominator (the model's and the constant alpha-quantile's
     pinball losses, summed, in one scale: ``D2 = 1 - num / den``), or why there is none.
@@ -232,11 +277,7 @@ def d2_pinball_parts(s: RegressionSummary, alpha: float) -> tuple[int, int] | Fi
             raise OverflowError
         pos, tot = exact_products(np.maximum(r, 0.0), w), exact_products(r, w)
     except OverflowError:
-        return Finished(
-            math.nan,
-            why="a target minus the targets' quantile (or its product with a weight) is beyond the range "
-            "of a 64-bit float",
-        )
+        return Finished(math.nan, why=D2_QUANTILE_RANGE)
     return num, m * pos + (d - m) * (pos - tot)
 
 
@@ -253,11 +294,7 @@ def d2_pinball(s: RegressionSummary, alpha: float = 0.5) -> Finished:
         return got
     num, den = got
     if den == 0:
-        return Finished(
-            math.nan,
-            why=_constant_why("alpha-quantile")
-            + " (scikit-learn's d2_pinball_score gives 1 for a perfect prediction, else 0)",
-        )
+        return Finished(math.nan, why=D2_QUANTILE_CONSTANT)
     return Finished(ratio(den - num, den))
 
 
@@ -268,7 +305,7 @@ def d2_absolute_error(s: RegressionSummary) -> Finished:
     return d2_pinball(s, 0.5)
 
 
-def _mean_domain_why(power: float, mean: float) -> str | None:
+def mean_domain_why(power: float, mean: float) -> str | None:
     """Why the targets' weighted mean has no Tweedie deviance of ``power``, or None."""
     if (power < 0 or power >= 1) and not mean > 0:
         return (
@@ -284,22 +321,15 @@ def d2_tweedie_parts(s: RegressionSummary, power: float) -> tuple[int, int] | Fi
     """
     total, bad, rows = s.deviance(power)
     if bad:
-        return Finished(
-            math.nan,
-            why=f"{rows:,} row{'s' if rows != 1 else ''} outside the deviance's domain (power "
-            f"{power:g} needs {_domain(power)})",
-        )
+        return Finished(math.nan, why=domain_why(rows, power))
     mean = ratio(s.sy, s.weight)
-    why = _mean_domain_why(power, mean)
+    why = mean_domain_why(power, mean)
     if why:
         return Finished(math.nan, why=why)
     v, w = s.targets()
     dev, _ = deviance_rows(v, np.full(len(v), mean), power)
     if not np.isfinite(dev).all():
-        return Finished(
-            math.nan,
-            why=f"a deviance of the targets' mean (power {power:g}) is beyond the range of a 64-bit float",
-        )
+        return Finished(math.nan, why=mean_range_why(power))
     return total, exact_products(dev, w)
 
 
@@ -322,10 +352,7 @@ def d2_tweedie(s: RegressionSummary, power: float = 0.0) -> Finished:
             return got
         num, den = got
     if den <= 0:
-        return Finished(
-            math.nan,
-            why=_constant_why("mean") + " (scikit-learn's d2_tweedie_score raises ZeroDivisionError)",
-        )
+        return Finished(math.nan, why=D2_MEAN_CONSTANT)
     return Finished(ratio(den - num, den))
 
 
@@ -347,12 +374,7 @@ def msle(s: RegressionSummary) -> Finished:
     if s.weight == 0:
         return Finished(math.nan, why=NO_CASE)
     if s.sle_bad:
-        n = s.sle_bad_rows
-        return Finished(
-            math.nan,
-            why=f"{n:,} row{'s' if n != 1 else ''} with a target or a prediction <= -1: the log error "
-            "log1p(y) - log1p(prediction) needs both > -1 (scikit-learn raises ValueError)",
-        )
+        return Finished(math.nan, why=log_why(s.sle_bad_rows))
     return Finished(ratio(s.sle, s.weight))
 
 

@@ -1268,8 +1268,9 @@ _binary(
     "YOUDEN",
     "Youden's J at its best threshold",
     ("youden_index", "youden_j"),
-    "the highest J = TPR - FPR (sensitivity + specificity - 1) over the thresholds (pROC's "
-    "coords(x='best', best.method='youden')).  of=threshold: that threshold.",
+    "the highest J = TPR - FPR (sensitivity + specificity - 1) over the thresholds (the point of pROC's "
+    "coords(x='best', best.method='youden'), whose 'youden' value is J + 1, sensitivity + specificity).  "
+    "of=threshold: that threshold.",
     "no positives or no negatives: NaN.",
     params=(_OF,),
     ties=_TIE_CHOICE,
@@ -1281,8 +1282,8 @@ _binary(
     "distance of the ROC point closest to (0, 1)",
     ("closest_topleft", "closest_to_top_left"),
     "the least distance sqrt(FPR^2 + (1 - TPR)^2) of an operating point to the corner (0, 1) "
-    "(pROC's coords(x='best', best.method='closest.topleft') minimises its square).  of=threshold: "
-    "that point's threshold.",
+    "(the point of pROC's coords(x='best', best.method='closest.topleft'), whose 'closest.topleft' "
+    "value is the squared distance FPR^2 + (1 - TPR)^2).  of=threshold: that point's threshold.",
     "no positives or no negatives: NaN.",
     params=(_OF,),
     direction="lower",
@@ -1317,6 +1318,15 @@ _binary(
     compute="perfeval.measures.operating:best_mcc",
     per_group="perfeval.measures.operating:best_mcc_groups",
 )
+
+
+def least_cost_costs(params: dict) -> str | None:
+    """LEAST_COST's costs: not every one 0 (Measure.check; each is >= 0 by its domain)."""
+    if any(float(params[k]) != 0 for k in ("fn", "fp", "tp", "tn")):
+        return None
+    return "every cost is 0 (fn, fp, tp, tn): every threshold costs 0, so none is the cheapest"
+
+
 _binary(
     "LEAST_COST",
     "total cost at the cheapest threshold",
@@ -1325,16 +1335,23 @@ _binary(
     "the thresholds, nothing predicted positive among them.  of=threshold: that threshold.",
     "no data: NaN.",
     params=(
-        Param("fn", 1.0, "cost of a false negative"),
-        Param("fp", 1.0, "cost of a false positive"),
-        Param("tp", 0.0, "cost of a true positive"),
-        Param("tn", 0.0, "cost of a true negative"),
+        Param("fn", 1.0, "cost of a false negative", low=0),
+        Param("fp", 1.0, "cost of a false positive", low=0),
+        Param(
+            "tp",
+            0.0,
+            "cost of a true positive (a benefit b of one is a cost b of a false negative: fn+b, the "
+            "same threshold)",
+            low=0,
+        ),
+        Param("tn", 0.0, "cost of a true negative (a benefit b of one: fp+b)", low=0),
         _OF,
     ),
     direction="lower",
     ties=_TIE_CHOICE,
     compute="perfeval.measures.operating:least_cost",
     per_group="perfeval.measures.operating:least_cost_groups",
+    check="perfeval.measures.vocabulary:least_cost_costs",
 )
 
 # -- part "calib" (issue 33): calibration ------------------------------------------------------------

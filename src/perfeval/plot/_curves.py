@@ -189,7 +189,9 @@ class CurveDisplay:
             self.lines_.append(line)
             band = (curve.extra or {}).get("band") if self.kind == "calibration" else None
             if band is not None and len(band[0]) == len(curve.x):
-                # Broecker & Smith's consistency bars: where a calibrated model's bin would fall
+                # Broecker & Smith's consistency bars: where a calibrated model's bin would fall;
+                # each model's in its colour, so each has its entry when there are several
+                said = band_label(curve.extra)
                 ax.vlines(
                     curve.x,
                     band[0],
@@ -197,7 +199,7 @@ class CurveDisplay:
                     color=line.get_color(),
                     alpha=0.3,
                     lw=6,
-                    label=band_label(curve.extra) if name == self.names[0] else None,
+                    label=said if len(self.curves) == 1 else f"{literal(name)}: {said}",
                 )
             if mark_threshold and pt is not None and np.all(np.isfinite(pt)):
                 ax.plot(

@@ -2352,7 +2352,7 @@ def _reg_per_group(
         f"<p class='meta'>Each group's value of every measure, one table a model{note}, as "
         f"<code>perfeval eval --group {_esc(column)} --per-group</code> prints it; <i>undefined</i>: "
         "the measure is not defined in the group (e.g. R2 of a group whose targets are all equal) and "
-        "is left out of the mean over groups.</p>",
+        "is left out of the mean over groups; why: under each table, and each such cell's title.</p>",
     ]
     for m, rep in reports.items():
         per = {lab: np.asarray(rep.results[lab].per_group, dtype=float) for lab in labels}
