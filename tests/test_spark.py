@@ -494,7 +494,10 @@ def test_the_command_on_parquet_and_csv_files(spark, tmp_path, capsys):
     assert code == 0 and said(out) == memory, err
     code, out, err = run_cli(["eval", str(whole), *args, "--spark", "local[2]", "--stream"], capsys)
     assert code == 2 and out == ""
-    said = "--spark: not with --stream yet (drop --spark: in memory, or --dask for the rest)"
+    said = (
+        "--spark: not with --stream (it reads the file in chunks here, --spark where the files lie: give "
+        "one); drop --spark to evaluate in memory"
+    )
     assert err == f"perfeval: error: {said}\n"
     code, out, err = run_cli(
         ["eval", str(d / "*.parquet"), "--target", "y", "--score", "nope", "--spark", "local[2]"], capsys
@@ -632,3 +635,122 @@ def test_the_command_with_slices(spark, tmp_path, capsys):
         ["eval", str(whole), "--target", "y", "--score", "p", "--by", "f", "--spark", "local[2]"], capsys
     )
     assert code == 1 and out == "" and err.count("\n") == 1 and "holds the float 1.5" in err, err
+
+
+def test_the_command_on_every_task_prints_what_memory_prints(spark, tmp_path, capsys):
+    """``perfeval eval FILES --spark`` takes what ``perfeval eval`` takes on the same files: K classes
+    (the score columns named after the classes, or --classes), K labels, a regression target (told
+    from the target column as read whole, or named), several --score columns (binary or regression
+    models), with --group, --weight and --by; its output is the output in memory byte for byte, on
+    Parquet and on a CSV, the backend in the signature apart.
+    """
+    from conftest import run_cli
+
+    rng = np.random.default_rng(21)
+    n = 240
+    probs = rng.dirichlet([1, 1, 1], n).round(2)
+    pdf = pd.DataFrame(
+        {
+            "g": rng.integers(0, 9, n),
+            "y": np.array(["cat", "dog", "bird"])[rng.integers(0, 3, n)],
+            "cat": probs[:, 0],
+            "dog": probs[:, 1],
+            "bird": probs[:, 2],
+            "w": rng.integers(0, 4, n).astype(float),
+            "d": rng.choice(["a", "b"], n),
+            "yb": rng.integers(0, 2, n),
+            "la": rng.integers(0, 2, n),
+            "lb": rng.integers(0, 2, n),
+            "pa": rng.random(n).round(2),
+            "pb": rng.random(n).round(2),
+            "r": rng.normal(size=n).round(3),
+            "rp": rng.normal(size=n).round(3),
+            "rp2": rng.normal(size=n).round(3),
+        }
+    )
+    pdf.to_csv(tmp_path / "k.csv", index=False)
+    pdf.to_parquet(tmp_path / "k.parquet", index=False)
+    asked = [
+        "--target y --score cat,dog,bird --group g --weight w --per-group",
+        "--target y --score cat,dog,bird --classes cat,dog,bird --weight w --by d",
+        "--labels la,lb --score pa,pb --group g",
+        "--labels la,lb --score pa,pb --weight w --by d",
+        "--target r --score rp --by d",
+        "--target r --score rp,rp2 --group g",
+        "--target yb --score pa,pb --group g -m gauc,roc --by d",
+        "--target yb --score pa --weight w --format json",
+    ]
+    for options in asked:
+        for name in ("k.csv", "k.parquet"):
+            argv = ["eval", str(tmp_path / name), *options.split()]
+            code, memory, err = run_cli(argv, capsys)
+            assert code == 0, (options, err)
+            code, out, err = run_cli([*argv, "--spark", "local[2]"], capsys)
+            assert code == 0, (options, err)
+            assert "backend:spark" in out, options
+            assert (
+                out.replace("backend:spark", "backend:memory").replace(
+                    '"backend": "spark"', '"backend": "memory"'
+                )
+                == memory
+            ), (options, name)
+    # what a table read whole refuses, Spark refuses: one line
+    argv = ["eval", str(tmp_path / "k.parquet"), "--target", "y", "--score", "cat,dog", "--spark", "local[2]"]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1 and "has no score column among" in err, err
+
+
+def test_a_nullable_integer_slice_column(spark):
+    """A slice column of integers with nulls (pandas' ``Int64``, Spark's bigint with nulls): read as
+    memory reads the same column (its ids integers, the null a missing value: a slice of its own with
+    ``missing="slice"``, else one line naming it as memory does, ``<NA>``, not a float's ``nan``).
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(4)
+    n = 90
+    keys = np.array([(1 << 40) + 1, (1 << 40) + 2, 7], dtype=np.int64)
+    pdf = pd.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "s": rng.random(n).round(2),
+            "w": rng.integers(0, 3, n).astype(float),
+            "g": rng.integers(0, 5, n),
+            "d": pd.array(keys[rng.integers(0, 3, n)], dtype="Int64"),
+        }
+    )
+    pdf.loc[[3, 50], "d"] = pd.NA
+    sdf = spark.createDataFrame(pdf).repartition(3)
+    assert dict(sdf.dtypes)["d"] == "bigint"
+    for kw in ({}, {"weight": "w"}, {"group": "g", "measures": ["gauc", "roc"]}):
+        a = perfeval.spark.evaluate(sdf, target="y", score="s", by=["d"], missing="slice", **kw)
+        b = perfeval.evaluate(pdf, target="y", score="s", by=["d"], missing="slice", **kw)
+        assert a.slices.to_dict() == b.slices.to_dict(), kw
+        assert len(a.slices.to_dict()["slicings"][0]["slices"]) == 4  # 3 ids and <missing>
+        with pytest.raises(InvalidDataError, match=r"^by column 'd' holds a missing value \(<NA>\) at row"):
+            perfeval.spark.evaluate(sdf, target="y", score="s", by=["d"], **kw)
+
+
+def test_a_run_of_the_command_writes_nothing_on_stderr(tmp_path):
+    """``perfeval eval FILES --spark local[1]`` in a process of its own (the JVM started there): Spark's
+    logging at errors from the JVM's start and the JVM's note on incubator modules not passed on, so
+    a run that succeeds writes its output and nothing on stderr.
+    """
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    pdf = pd.DataFrame({"y": [0, 1, 1, 0, 1], "p": [0.1, 0.8, 0.6, 0.7, 0.9]})
+    pdf.to_parquet(tmp_path / "p.parquet", index=False)
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (src, os.environ.get("PYTHONPATH")) if p)}
+    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    code = "from perfeval.cli.main import main; raise SystemExit(main())"
+    argv = [sys.executable, "-c", code, "eval", str(tmp_path / "p.parquet"), "--target", "y", "--score", "p"]
+    done = subprocess.run(
+        [*argv, "-m", "roc", "--spark", "local[1]"], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("measure     value\nROC      0.833333\n"), done.stdout
+    assert done.stderr == ""

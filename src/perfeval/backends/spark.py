@@ -25,6 +25,7 @@ import contextlib
 import functools
 import os
 import pickle
+import re
 import sys
 import warnings
 from collections.abc import Iterator
@@ -66,9 +67,11 @@ def is_spark(data: Any) -> bool:
 
 
 # -- on the executors ---------------------------------------------------------------------------------------
-def _frame(batches: Iterator[Any], ids: tuple[str, ...]) -> Any:
+def _frame(batches: Iterator[Any], ids: tuple[str, ...], keys: tuple[str, ...] = ()) -> Any:
     """A partition's Arrow batches as one pandas frame (None for a partition of no row).  An identity
-    column (a group's) holding a null is refused here, before pandas would make its ids floats.
+    column (a group's) holding a null is refused here, before pandas would make its ids floats; a
+    slice column (``keys``) of integers holding a null is pandas' nullable ``Int64`` (its integers
+    kept, the null a missing value), as a frame in memory holds it.
     """
     import pyarrow as pa
 
@@ -81,7 +84,14 @@ def _frame(batches: Iterator[Any], ids: tuple[str, ...]) -> Any:
             raise InvalidDataError(
                 f"{id_column(name, 'group')} holds a missing value (null): every row needs a group"
             )
-    return table.to_pandas()
+    pdf = table.to_pandas()
+    for name in keys:
+        col = table.column(name)
+        if pa.types.is_integer(col.type) and col.null_count:
+            import pandas as pd
+
+            pdf[name] = pa.table({name: col}).to_pandas(types_mapper={col.type: pd.Int64Dtype()}.get)[name]
+    return pdf
 
 
 def _sent(out: Any) -> Any:
@@ -97,14 +107,16 @@ def _sent(out: Any) -> Any:
     )
 
 
-def _on_partition(batches: Iterator[Any], job: Any, ids: tuple[str, ...] = ()) -> Iterator[Any]:
+def _on_partition(
+    batches: Iterator[Any], job: Any, ids: tuple[str, ...] = (), keys: tuple[str, ...] = ()
+) -> Iterator[Any]:
     """Run ``job`` on a partition's rows (a pandas frame) and send its result, or its error: a
     problem with the data (the project's errors) comes to the driver as data, said there in one line
     (a failed task would be retried, and said as a Java stack trace).  A partition of no row sends
     nothing.
     """
     try:
-        pdf = _frame(batches, ids)
+        pdf = _frame(batches, ids, keys)
         if pdf is None:
             return
         with warnings.catch_warnings():
@@ -134,14 +146,20 @@ def _fail_once(
 
 
 # -- on the driver ------------------------------------------------------------------------------------------
-def _collected(frame: Any, job: Any, ids: tuple[str, ...] = (), fail_once: tuple | None = None) -> list:
+def _collected(
+    frame: Any,
+    job: Any,
+    ids: tuple[str, ...] = (),
+    fail_once: tuple | None = None,
+    keys: tuple[str, ...] = (),
+) -> list:
     """Every partition's result, in partition order: ``job`` run on each partition of ``frame`` where
     it lies, only the results collected.  The first error (by partition) is raised here, as the
     project's error it was.
     """
     from perfeval import exceptions
 
-    run = functools.partial(_on_partition, job=job, ids=ids)
+    run = functools.partial(_on_partition, job=job, ids=ids, keys=keys)
     if fail_once is not None:
         run = functools.partial(_fail_once, job=job, ids=ids, marker=fail_once[0], part=fail_once[1])
     with warnings.catch_warnings():  # pyspark's own note on pandas versions: not the user's concern
@@ -360,7 +378,7 @@ def _binary(
     )
     if ask is not None:
         job = functools.partial(_sliced, target=target, score=score, pos_label=pos_label, ask=ask)
-    parts = _collected(frame, job, fail_once=fail_once)
+    parts = _collected(frame, job, fail_once=fail_once, keys=() if ask is None else tuple(ask.names))
     feed = None
     if ask is not None:
         from perfeval.backends.dask_slices import merge_feeds
@@ -379,8 +397,7 @@ def _binary(
     report = binary_report(
         specs, summary, rows=rows, threshold=threshold, weighted=weight is not None, backend="spark"
     )
-    if pos_label is not None:
-        report.params["pos_label"] = pos_label
+    report.params = _memory_order(report.params, pos_label)
     report.summary = summary
     if feed is not None:
         from perfeval.engine.slices import Task
@@ -474,7 +491,7 @@ def _rows_slices(
         flat += list(c) if isinstance(c, (list, tuple)) else [c]
     names = list(dict.fromkeys(c for c in flat + ask.names if c is not None))
     job = functools.partial(_rows, ask=ask, target=target, score=score, group=group, weight=weight)
-    parts = _collected(df.select(*names), job)
+    parts = _collected(df.select(*names), job, keys=tuple(ask.names))
     feed = _tree(parts, merge_feeds, split_every) if parts else SliceFeed(ask, summary=False)
     task, through = door
     feed.attach(report, task, through)
@@ -499,9 +516,21 @@ def _grouped(
     got = _collected(_by_group(frame, group, partitions), job, ids=(group,), fail_once=fail_once)
     if not got:
         raise InvalidDataError("the Spark DataFrame holds no row: no group to evaluate")
-    return grouped_parts_report(
+    report = grouped_parts_report(
         got, specs, pairs, target, threshold, weight is not None, pos_label, labels_read, "spark"
     )
+    report.params = _memory_order(report.params, pos_label)
+    return report
+
+
+def _memory_order(params: dict, pos_label: Any) -> dict:
+    """A binary report's parameters in the order (and with the keys) memory's report has them: the
+    positive label (None: not named) just before the backend, so that the JSON is memory's.
+    """
+    out = {k: v for k, v in params.items() if k != "pos_label"}
+    at = list(out).index("backend")
+    items = list(out.items())
+    return dict(items[:at] + [("pos_label", pos_label)] + items[at:])
 
 
 def _regression(
@@ -738,8 +767,13 @@ def binning(df: Any, *, target: str, score: str, weight: str | None = None, num_
 
 
 # -- the command line: a session and the files ---------------------------------------------------------------
+#: Spark's logging for a run of the command: errors only, on stderr; the logger of the class that
+#: starts PySpark's JVM (``PythonGatewayServer``) given the root's level, else Spark writes that it set
+#: a default level ("Setting default log level to ...", as a shell's)
 _LOG4J = """rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
+logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
+logger.gateway.level = error
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
@@ -747,16 +781,37 @@ appender.console.layout.type = PatternLayout
 appender.console.layout.pattern = %p %c: %m%n
 """
 
+#: what the JVM itself writes at start-up when Spark adds its vector module (Spark's launcher always
+#: does): no option of the JVM's turns it off, so this one line, and only it, is not passed on
+_INCUBATOR = re.compile(r"^WARNING: Using incubator modules: [\w.,\s]+$")
+
+
+def _pass_on(stream: Any, out: Any) -> None:
+    """The JVM's stderr (``stream``: its pipe) written to ``out`` line by line as it comes, but the
+    JVM's own note on incubator modules (:data:`_INCUBATOR`): Spark's errors and the executors'
+    are said.
+    """
+    for raw in iter(stream.readline, b""):
+        line = raw.decode("utf-8", "replace")
+        if not _INCUBATOR.match(line.rstrip("\r\n")):
+            out.write(line)
+            out.flush()
+
 
 @contextlib.contextmanager
 def connect(master: str) -> Iterator[Any]:
     """A SparkSession on ``master`` (``local[2]``, ``spark://host:7077``, ``yarn``, ...) for one run of
-    the command, stopped after: the UI off, Spark's logging at errors only, the executors' Python the
-    driver's (``PYSPARK_PYTHON``, unless set).
+    the command, stopped after: the UI off, Spark's logging at errors only from the JVM's start
+    (log4j2's configuration file passed in ``spark.driver.extraJavaOptions``), the executors' Python
+    the driver's (``PYSPARK_PYTHON``, unless set).  A session this process has already is used, not
+    stopped.
     """
+    import subprocess
     import tempfile
+    import threading
 
     _require()
+    from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
@@ -766,22 +821,26 @@ def connect(master: str) -> Iterator[Any]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     with tempfile.NamedTemporaryFile("w", suffix=".properties", delete=False) as f:
         f.write(_LOG4J)
-    # the driver's JVM is started by spark-submit: its logging set there (errors only), unless the
-    # user set the submit arguments
-    os.environ.setdefault(
-        "PYSPARK_SUBMIT_ARGS", f"--driver-java-options -Dlog4j2.configurationFile=file:{f.name} pyspark-shell"
+    conf = SparkConf()
+    java = " ".join(
+        o
+        for o in (conf.get("spark.driver.extraJavaOptions"), f"-Dlog4j2.configurationFile=file:{f.name}")
+        if o
     )
+    conf.setMaster(master).setAppName("perfeval").set("spark.driver.extraJavaOptions", java)
+    conf.set("spark.ui.enabled", "false").set("spark.ui.showConsoleProgress", "false")
     try:
         with warnings.catch_warnings():  # pyspark's note on pandas versions: not the user's concern
             warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support.*")
             try:
-                spark = (
-                    SparkSession.builder.master(master)
-                    .appName("perfeval")
-                    .config("spark.ui.enabled", "false")
-                    .config("spark.ui.showConsoleProgress", "false")
-                    .getOrCreate()
-                )
+                if SparkContext._gateway is None:  # the JVM started here: its stderr passed on, line by line
+                    from pyspark.java_gateway import launch_gateway
+
+                    gateway = launch_gateway(conf, popen_kwargs={"stderr": subprocess.PIPE})
+                    proc = gateway.proc
+                    threading.Thread(target=_pass_on, args=(proc.stderr, sys.stderr), daemon=True).start()
+                    SparkContext(conf=conf, gateway=gateway)
+                spark = SparkSession.builder.config(conf=conf).getOrCreate()
             except Exception as e:  # no Java, a master that cannot be reached, a bad URL: one line
                 raise InvalidParameterError(
                     f"--spark {one_line(master)}: cannot start Spark there ({one_line(e)})"
@@ -830,10 +889,12 @@ def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: 
     )
 
 
-def spark_ids(df: Any, name: str) -> Any:
+def spark_ids(df: Any, name: str, role: str = "--group", empties: bool = False) -> Any:
     """A group column read as text (a CSV): int64 when every id is a plain integer within int64, by the
     readers' rule (no sign on 0, no leading zero: ``007`` and ``7`` stay two groups), else the text
-    as written; an empty field is a missing id, refused (it would be a group of its own).
+    as written; an empty field is a missing id, refused (it would be a group of its own).  ``role``:
+    the option naming the column; ``empties``: an empty field left to the partitions to say (a
+    target of labels, as read whole: int64 or text), the column then left as text.
     """
     from pyspark.sql import functions as F
 
@@ -844,9 +905,11 @@ def spark_ids(df: Any, name: str) -> Any:
         F.sum(F.when(col.rlike(plain), 0).otherwise(1)).alias("other"),
         F.max(F.when(col.rlike(r"^-?[0-9]{19}$"), F.abs(col.cast("decimal(20,0)")))).alias("long"),
     ).first()
+    if row is not None and row["empty"] and empties:
+        return df
     if row is not None and row["empty"]:
         raise InvalidDataError(
-            f"{id_column(name, '--group')} holds an empty field, a missing value: drop the rows without "
+            f"{id_column(name, role)} holds an empty field, a missing value: drop the rows without "
             "one or fill them"
         )
     if row is None or row["other"] or (row["long"] is not None and row["long"] > (1 << 63) - 1):

@@ -1052,6 +1052,20 @@ def _statistics(args: Any, report: Any, cases: Any, specs: list) -> None:
         )
 
 
+def _on_cluster(args: Any, path: str | None) -> Any:
+    """The report of the files read by Spark (``--spark``: each partition summarised where it lies)
+    or as Dask partitions (``--dask``: the summaries merged on the cluster).
+    """
+    if getattr(args, "spark", None):
+        from perfeval.cli.spark_tables import classes_report, long_report
+    else:
+        from perfeval.cli.dask_tables import classes_report, long_report
+    if args.long:
+        _long_options(args)
+        return long_report(args, path, choose_long, long_classes)
+    return classes_report(args, path, choose_wide)
+
+
 def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     """``perfeval eval`` of K classes; ``table``: the table read whole already, when it was; a file
     over ``stream_bytes`` is streamed (without --group), as the binary measures are.
@@ -1073,14 +1087,8 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
     cases = None
     confusion_summary = None
-    if args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
-        from perfeval.cli.dask_tables import classes_report, long_report
-
-        if args.long:
-            _long_options(args)
-            report = long_report(args, path, choose_long, long_classes)
-        else:
-            report = classes_report(args, path, choose_wide)
+    if getattr(args, "spark", None) or args.dask is not None:
+        report = _on_cluster(args, path)
     elif args.stream or (
         big
         and args.group is None

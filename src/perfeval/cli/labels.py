@@ -333,7 +333,11 @@ def run(args: Any, *, stream_bytes: int) -> int:
     specs = label_specs(args.measures or None, args.threshold)
     path = load.path_of(args.file)
     big = path is not None and os.path.isfile(path) and os.path.getsize(path) > stream_bytes
-    if args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
+    if getattr(args, "spark", None):  # the files read by Spark, each partition summarised where it lies
+        from perfeval.cli.spark_tables import labels_report as on_spark
+
+        report = on_spark(args, path, _choose, _how)
+    elif args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
         from perfeval.cli.dask_tables import labels_report
 
         report = labels_report(args, path, _choose, _how)

@@ -47,7 +47,7 @@ def target_values(table: Any, name: str, values: Any) -> np.ndarray:
 
 def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | None:
     """How the run is a regression (the words said), or None: ``--task regression``, a regression
-    measure named, or (read whole) a target that looks like one.
+    measure named, or (read whole, or by Spark) a target that looks like one.
     """
     task = getattr(args, "task", None)
     if task == "binary":
@@ -58,19 +58,17 @@ def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | 
         return "a regression measure named"
     from perfeval.measures.vocabulary import REGRESSION_OF
 
-    if (
-        args.pos_label is not None
-        or args.partition
-        or args.stream
-        or args.dask
-        or getattr(args, "spark", None)
-    ):
+    if args.pos_label is not None or args.partition or args.stream or args.dask:
         return None
     if args.measures and not all(s.measure.name in REGRESSION_OF for s in specs):
         return None
     if getattr(args, "dialect", None) not in (None, "perfeval"):
         return None
     names = models(args)
+    if getattr(args, "spark", None):  # the target's distinct values, found by Spark: as read whole
+        from perfeval.cli.spark_tables import regression_guess
+
+        return regression_guess(args, names)
     table = table_of()
     # an empty field (CSV) is no value: the target is told by the others, the empty one said at its
     # line where the values are read; of several score columns, the first chooses the columns here
@@ -189,7 +187,7 @@ def _one(args: Any, path: str | None, rspecs: list, how: str, table_of: Any, war
 
     from perfeval.engine.regression import check_regression, finish_regression
 
-    if args.dask:
+    if args.dask or getattr(args, "spark", None):  # on_dask: the command's evaluation there
         if args.stream:
             raise InvalidParameterError("--dask and --stream: give one (each reads the file its own way)")
         with warnings.catch_warnings(record=True) as caught:

@@ -188,8 +188,9 @@ def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
 
 
 def picked(args: Any, names: list[str], header: bool, source: str, chosen: Any) -> list[Any]:
-    """The ``--by`` columns of a table read in chunks or on Dask (its ``names``): each picked by name
-    or position, none of them the target, a score or the weight column (one line, as read whole).
+    """The ``--by`` columns of a table read in chunks, on Dask or on Spark (its ``names``): each picked
+    by name or position, none of them a column the evaluation reads (``chosen``: the chosen columns
+    of one score a case, or a mapping of a role to its column or columns; one line, as read whole).
     """
     from perfeval.io.columns import pick
 
@@ -198,13 +199,18 @@ def picked(args: Any, names: list[str], header: bool, source: str, chosen: Any) 
         col = pick(names, spec, "by", source, header=header, default=False)
         assert col is not None  # a spec given: a column, or pick's one line
         out.append(col)
-    taken = {"target": chosen.target, "score": chosen.score, "weight": chosen.weight}
+    taken = (
+        chosen
+        if isinstance(chosen, Mapping)
+        else {"target": chosen.target, "score": chosen.score, "weight": chosen.weight}
+    )
     for col in out:
-        for role, other in taken.items():
-            if other is not None and other.name == col.name:
-                raise InvalidParameterError(
-                    f"--by {col.name!r} is the {role} column: a slice column is another column"
-                )
+        for role, given in taken.items():
+            for other in given if isinstance(given, (list, tuple)) else [given]:
+                if other is not None and other.name == col.name:
+                    raise InvalidParameterError(
+                        f"--by {col.name!r} is the {role} column: a slice column is another column"
+                    )
     return out
 
 

@@ -112,6 +112,13 @@ def regression_task(
         return None
     n = len(np.unique(y))
     real = y.dtype.kind == "f" and not bool(np.all(y == np.floor(y)))
+    return regression_words(n, real)
+
+
+def regression_words(n: int, real: bool) -> str:
+    """How :func:`regression_task` says a target of ``n`` distinct values (``real``: one is not a
+    whole number) reads as a regression target.
+    """
     return f"the target holds {n:,} distinct {'real values' if real else 'whole numbers'}"
 
 

@@ -224,6 +224,15 @@ def run(args: Any) -> int:
     _SAID.clear()
     _check_options(args)
     _check_spark(args)
+    if getattr(args, "spark", None):  # one session for every pass of the run (what the task is, each model)
+        from perfeval.backends.spark import connect
+
+        with connect(args.spark):
+            return _run(args)
+    return _run(args)
+
+
+def _run(args: Any) -> int:
     load.header_by_name(args)  # `label,0,1,...` over `2,0.1,...`: the header, as --target names it
     from perfeval.cli import (
         classes,  # K classes: a score column a class, or a row a case and class
@@ -260,7 +269,8 @@ def run(args: Any) -> int:
             _cluster(args, path) if several else contextlib.nullcontext(),  # on Dask, one cluster
             _by_model() if several else contextlib.nullcontext() as rename,  # warnings name models
         ):
-            report = regression.run(args, path, specs, how, table_of, _warn, on_dask=_dask)
+            on = _spark if getattr(args, "spark", None) else _dask
+            report = regression.run(args, path, specs, how, table_of, _warn, on_dask=on)
             if several:  # a model by its column's name (--score 2,3 of a file with a header)
                 assert rename is not None
                 for name, column in zip(regression.models(args) or [], report, strict=True):
@@ -324,11 +334,16 @@ def _several(args: Any, names: list[str], path: str | None, specs: list, dialect
     # the same rule in memory and on Dask (every distinct target of the files, from the cluster);
     # streamed, the first chunk's targets
     targets = None
+    spark = getattr(args, "spark", None)
     if args.dask:
         from perfeval.cli.dask_tables import score_columns_targets
 
         targets = functools.partial(score_columns_targets, key=classes.number_key)
-    table = None if streamed or args.dask else shared()
+    elif spark:
+        from perfeval.cli import spark_tables
+
+        targets = functools.partial(spark_tables.score_columns_targets, key=classes.number_key)
+    table = None if streamed or args.dask or spark else shared()
     if classes.names_are_classes(args, names, table, targets):
         return classes.run(args, stream_bytes=STREAM_BYTES)  # read again: the target's labels as written
     _one_score_a_case(args, specs)
@@ -650,25 +665,32 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 
 
 def _check_spark(args: Any) -> None:
-    """What ``--spark`` does not take (yet): one line (exit 2), before any work."""
+    """What ``--spark`` does not take: one line saying why (exit 2), before any work."""
     if not getattr(args, "spark", None):
         return
-    from perfeval.cli import classes, labels
-
-    for flag, on in (
-        ("--dask", args.dask),
-        ("--stream", args.stream),
-        ("--ci", args.ci is not None),
-        ("--tie-bounds", getattr(args, "tie_bounds", False)),
-        ("--partition", bool(args.partition)),
-        ("--dialect", (getattr(args, "dialect", None) or "perfeval") != "perfeval"),
-        ("several --score columns", _models(args) is not None),
-        ("K classes or labels", labels.requested(args) or classes.requested(args)),
-        ("a regression", _regression_asked(args)),
+    for flag, on, why in (
+        ("--dask", args.dask, "each runs the evaluation on its own cluster: give one"),
+        ("--stream", args.stream, "it reads the file in chunks here, --spark where the files lie: give one"),
+        (
+            "--ci",
+            args.ci is not None,
+            "its replicates are drawn from the rows in memory (from one merged summary with --dask)",
+        ),
+        (
+            "--tie-bounds",
+            getattr(args, "tie_bounds", False),
+            "the bounds are the measures of two orders of the rows themselves, in memory",
+        ),
+        ("--partition", bool(args.partition), "each partition's task reads the table whole, in memory"),
+        (
+            "--dialect",
+            (getattr(args, "dialect", None) or "perfeval") != "perfeval",
+            "another tool's rules evaluate in memory",
+        ),
     ):
         if on:
             raise InvalidParameterError(
-                f"--spark: not with {flag} yet (drop --spark: in memory, or --dask for the rest)"
+                f"--spark: not with {flag} ({why}); drop --spark to evaluate in memory"
             )
 
 
@@ -745,6 +767,7 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
         raise InputFormatError("holds no data", source=path)
     if args.pos_label is not None:
         load.say_other_labels(args.pos_label, labels.get("others", set()))
+    report.params["source"] = path
     report.params["columns"] = ch.names()
     return report
 
