@@ -19,7 +19,7 @@ from perfeval.engine.door import Targets
 from perfeval.engine.slices import Task, _classes_weight, intersect
 from perfeval.measures import parse_measure
 from perfeval.measures._data import GroupedData
-from perfeval.measures.rank import ap, ap_groups
+from perfeval.measures.rank import _ap_numpy, ap, ap_groups
 from perfeval.summaries import ScoreHistogram
 
 
@@ -46,10 +46,35 @@ def test_ap_per_group_in_one_pass_is_each_group_alone(seed):
     for g in range(gd.G):
         a, b = int(bounds[g]), int(bounds[g + 1])
         if b > a:
-            want[g] = ap(ScoreHistogram(sc[a:b], pos[a:b], neg[a:b]))
+            want[g] = _ap_numpy(ScoreHistogram(sc[a:b], pos[a:b], neg[a:b]))
     assert all(np.array_equal(x, z) for x, z in zip(_bits(got), _bits(want), strict=True))
     with pytest.raises(ValueError, match="ascending cell offsets"):
         _native.hist_ap_groups(pos, neg, np.array([0, len(pos) + 1], dtype=np.int64))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_ap_of_a_summary_of_counts_in_one_pass_is_numpys(seed):
+    """AP of one summary of whole counts (the overall AP: csrc/slices.c hist_ap_groups, the summary
+    as one group) has the bits of the numpy form (cumsums, precisions, np.sum's pairwise sum), up
+    to a summary of a million distinct scores; a weighted summary keeps the numpy form."""
+    rng = np.random.default_rng(seed)
+    n = [1, 2, 7, 129, 5000, 70_000, 1_000_000, 3000][seed]
+    y = rng.random(n) < rng.random()
+    s = np.round(rng.random(n), int(rng.integers(0, 7)))
+    order = np.argsort(s, kind="stable")
+    sc, first = np.unique(s[order], return_index=True)
+    pos = np.add.reduceat(y[order].astype(np.float64), first) if n else np.zeros(0)
+    neg = np.add.reduceat(1.0 - y[order], first) if n else np.zeros(0)
+    h = ScoreHistogram(sc, pos, neg)
+    got, want = ap(h), _ap_numpy(ScoreHistogram(sc, pos, neg))
+    assert (
+        h.is_counts()
+        and np.array_equal(_bits([got])[0], _bits([want])[0])
+        and np.isnan(got) == np.isnan(want)
+    )
+    if seed == 7:
+        w = ScoreHistogram(sc, pos * 0.3, neg * 0.7)  # weighted: not whole counts
+        assert not w.is_counts() and ap(w) == _ap_numpy(ScoreHistogram(sc, pos * 0.3, neg * 0.7))
 
 
 def test_the_slices_positives_counted_apart_are_the_weighted_counts():
