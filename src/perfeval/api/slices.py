@@ -122,7 +122,7 @@ class SliceRequest:
         One compiled sort (csrc/weighted.c score_order: a radix sort of the scores' bits, which
         gives the scores in order too) for the overall summary and every slicing: the overall
         summary's classes then come sorted (ScoreHistogram.from_checked sorts only what is out of
-        order) and each slicing's groups too (csrc/summary.c slicings_hist, group_hist_rows).
+        order) and each slicing's groups too (csrc/summary.c group_hist_rows).
         Unweighted (no row dropped), every summary is of whole counts: the same bits in any order of
         the rows.
         """
@@ -154,15 +154,7 @@ class SliceRequest:
         if cases.rows_in != len(cases.s):  # the door dropped the rows of weight 0
             w = check_array(ArraySpec("sample_weight", "floats", finite=True, nonneg=True), self.weights)
             keep = w > 0
-        finish_all(
-            report,
-            cases,
-            task,
-            slicings,
-            keep=keep,
-            min_size=self.min_size,
-            missing=self.missing,
-        )
+        finish_all(report, cases, task, slicings, keep=keep, min_size=self.min_size, missing=self.missing)
         report.slices.source = SliceSource(task, given, self, keep)
 
 
