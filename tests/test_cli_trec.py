@@ -628,3 +628,58 @@ def test_beir_qrels_headers_are_known(capsys, tmp_path):
     )
     assert code == 0, err
     assert json.loads(out) == {"map": 0.75}
+
+
+def test_several_runs_corrected_with_benjamini_hochberg_as_statsmodels(tmp_path, capsys):
+    """`perfeval trec --correction bh` (as `compare --correction bh`): each run's p-value against the
+    baseline, Benjamini-Hochberg-corrected per measure over the runs compared, is statsmodels'
+    multipletests(method="fdr_bh") of the raw p-values (run in the oracle venv, or the recorded
+    fixture's case when it is absent) and the library's paired.correct(..., "bh")."""
+    import subprocess
+    from pathlib import Path
+
+    rng = np.random.default_rng(34)
+    qrels = []
+    for q in range(30):
+        for doc in range(12):
+            qrels.append(f"q{q} 0 d{doc} {int(doc < 4)}")
+    (tmp_path / "qrels").write_text("\n".join(qrels) + "\n")
+    for name, skill in (("base", 0.0), ("a", 0.2), ("b", 0.5), ("c", 0.9), ("d", 0.3)):
+        lines = []
+        for q in range(30):
+            s = rng.random(12) + skill * (np.arange(12) < 4)
+            lines += [f"q{q} Q0 d{doc} {r + 1} {s[doc]:.6f} {name}" for r, doc in enumerate(np.argsort(-s))]
+        (tmp_path / name).write_text("\n".join(lines) + "\n")
+    paths = [str(tmp_path / n) for n in ("base", "a", "b", "c", "d")]
+    argv = ["trec", str(tmp_path / "qrels"), *paths, "-m", "map,P_5"]
+    code, out, err = run_cli([*argv, "--correction", "bh", "--format", "json"], capsys)
+    assert code == 0, err
+    body = json.loads(out)
+    _, holm_out, _ = run_cli([*argv, "--format", "json"], capsys)
+    holm = json.loads(holm_out)
+    c = trec.compare(str(tmp_path / "qrels"), paths, measures="map,P_5")
+    oracle = Path("/tmp/oracle-venv/bin/python")
+    for name, label in (("map", "MAP"), ("P_5", "P@5")):
+        raw = [c.raw_pvalues[n][label] for n in ("a", "b", "c", "d")]
+        got = [body[n]["p_values"][name] for n in ("a", "b", "c", "d")]
+        np.testing.assert_array_equal(got, paired.correct(raw, "bh"))
+        if oracle.exists():
+            code_ = (
+                "import json, sys; from statsmodels.stats.multitest import multipletests; "
+                "print(json.dumps(multipletests(json.loads(sys.argv[1]), method='fdr_bh')[1].tolist()))"
+            )
+            res = subprocess.run(
+                [str(oracle), "-c", code_, json.dumps(raw)],
+                capture_output=True,
+                text=True,
+                timeout=120,
+                check=True,
+            )
+            np.testing.assert_allclose(got, json.loads(res.stdout), rtol=1e-14, atol=0)
+        assert [holm[n]["p_values"][name] for n in ("a", "b", "c", "d")] == paired.correct(
+            raw, "holm"
+        ).tolist()
+    assert body["a"]["p_values"]["map"] != holm["a"]["p_values"]["map"]  # not Holm's
+    code, out, _ = run_cli([*argv, "--correction", "bh"], capsys)
+    assert code == 0 and "bh-corrected over 4 runs" in out
+    assert trec.compare(str(tmp_path / "qrels"), paths, measures="map", correction="bh").correction == "bh"

@@ -913,7 +913,7 @@ def _report(
 
 #: paired tests of ``compare`` and the multiple-testing corrections
 TESTS = ("t", "randomization", "bootstrap", "none")
-CORRECTIONS = ("holm", "bonferroni", "none")
+CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 
 
 @dataclass
@@ -1159,8 +1159,10 @@ def compare(
         The paired test of the per-query values: Student's paired t-test (ranx's default), Fisher's
         randomization test, or the paired bootstrap test (both seeded; see
         :mod:`perfeval.stats.paired`).
-    correction : {"holm", "bonferroni", "none"}
-        The multiple-testing correction over the runs compared with the baseline, for each measure.
+    correction : {"holm", "bh", "bonferroni", "none"}
+        The multiple-testing correction over the runs compared with the baseline, for each measure:
+        Holm's step-down (the family-wise error), Benjamini-Hochberg's step-up (the false discovery
+        rate), Bonferroni's, or none (:func:`perfeval.stats.paired.correct`, as ``perfeval compare``).
     alpha : float
         The level at which a difference is significant.
     n_resamples, seed : int

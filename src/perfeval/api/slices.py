@@ -14,12 +14,14 @@ streaming, Dask and Metric backends make it too; it is imported here under its n
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from perfeval import _native
 from perfeval.base.checks import ArraySpec, Cases, check_array, column, table_names
 from perfeval.engine.slice_report import (  # the result, one layer down (the backends make it too)
     METHODS,
@@ -43,7 +45,6 @@ from perfeval.engine.slices import (
     Task,
     code_column,
     in_order,
-    intersect,
 )
 from perfeval.exceptions import InvalidParameterError
 from perfeval.summaries.ranking import group_codes, query_order
@@ -82,8 +83,19 @@ class SliceRequest:
     words: tuple[str, str] | None = None
 
     def slicings(self, n: int, order: np.ndarray | None = None) -> list[Slicing]:
-        """Every slicing over ``n`` rows, each column coded once (``order``: each column's codes then
-        taken in that order of the rows, the intersections made from them).
+        """Every slicing over ``n`` rows, each column coded once (``order``: the codes then taken in
+        that order of the rows).
+
+        Notes
+        -----
+        The rows' combinations of every slice column are made once (the intersection of all of
+        them: J combinations, J <= n), and taken in ``order`` once; each slicing is then made from
+        the J combinations (its keys, and the slice of each combination) and its rows' codes taken
+        from them when read (:meth:`perfeval.engine.slices.Slicing.coded`), never kept: the
+        slicings hold one code a row between them, however many there are (1,023 slicings of ten
+        columns), and an intersection costs a pass over J combinations, not over the rows.  The
+        keys and codes are those of :func:`perfeval.engine.slices.intersect` over the rows (the
+        combinations that hold a row are the intersections that do).
         """
         coded: dict[str, tuple[list, np.ndarray]] = {}
         for name in dict.fromkeys(c for w in self.wanted for c in w):
@@ -92,15 +104,14 @@ class SliceRequest:
             )
             if len(codes) != n:
                 raise InvalidParameterError(f"by column {name!r} holds {len(codes)} values for {n} rows")
-            coded[name] = (keys, codes if order is None else _taken_in(codes, len(keys), order))
+            coded[name] = (keys, codes)
+        combination, per = _combinations(coded)
+        J = len(next(iter(per.values())))
+        combination = _narrowed(combination, J) if order is None else _taken_in(combination, J, order)
         out = []
-        joined: dict[tuple[str, ...], tuple[list, np.ndarray]] = {}  # each intersection made once
         for w in self.wanted:
-            if len(w) == 1:
-                keys, codes = coded[w[0]]
-            else:
-                keys, codes = _joined(w, coded, joined)
-            out.append(Slicing(w, keys, codes))
+            parts = [(coded[c][0], per[c]) for c in w]
+            out.append(Slicing.of_combinations(w, combination, J, _coder(parts)))
         return out
 
     def in_score_order(self, cases: Cases, task: Task) -> tuple[Cases, np.ndarray | None]:
@@ -110,15 +121,21 @@ class SliceRequest:
 
         Notes
         -----
-        One compiled sort (query_order: highest first, read backwards) for the overall summary and
-        every slicing: the overall summary's classes then come sorted (ScoreHistogram.from_checked
-        sorts only what is out of order) and each slicing's groups too (csrc/summary.c
-        group_hist_rows).  Unweighted (no row dropped), every summary is of whole counts: the same
-        bits in any order of the rows.
+        One compiled sort (csrc/weighted.c score_order: a radix sort of the scores' bits, which
+        gives the scores in order too) for the overall summary and every slicing: the overall
+        summary's classes then come sorted (ScoreHistogram.from_checked sorts only what is out of
+        order) and each slicing's groups too (csrc/summary.c group_hist_rows).
+        Unweighted (no row dropped), every summary is of whole counts: the same bits in any order of
+        the rows.
         """
         if len(self.wanted) > 1 and task.kind == "binary" and cases.w is None and cases.g is None:
-            order = query_order(np.zeros(len(cases.s), dtype=np.int64), cases.s, 1)[::-1]
-            return in_order(cases, order), order
+            s = np.ascontiguousarray(cases.s, dtype=np.float64)
+            if len(s) >= 2**32:  # past the radix sort's 4-byte rows
+                order = query_order(np.zeros(len(s), dtype=np.int64), s, 1)[::-1]
+                return in_order(cases, order), order
+            rows, ordered = _native.score_order(s)
+            order = np.frombuffer(rows, np.uint32).astype(np.intp)
+            return in_order(cases, order, np.frombuffer(ordered, np.float64)), order
         return cases, None
 
     def attach(
@@ -143,35 +160,91 @@ class SliceRequest:
         report.slices.source = SliceSource(task, given, self, keep)
 
 
+def _narrow_type(n: int) -> Any:
+    """The narrowest signed integer type holding 0..n-1 (None: int64)."""
+    return np.int8 if n <= 127 else np.int16 if n <= 32767 else np.int32 if n <= 2**31 - 1 else None
+
+
+def _narrowed(codes: np.ndarray, n: int) -> np.ndarray:
+    """Codes 0..n-1 as the narrowest integers that hold them (the same codes, fewer bytes a row)."""
+    narrow = _narrow_type(n)
+    return codes if narrow is None else codes.astype(narrow)
+
+
 def _taken_in(codes: np.ndarray, n: int, order: np.ndarray) -> np.ndarray:
-    """A column's codes (0..n-1) in another order of the rows, taken as narrow integers (a gather of
-    one or two bytes a row rather than eight: the same codes, sooner).
+    """Codes (0..n-1) in another order of the rows, taken as narrow integers (a gather of one or
+    two bytes a row rather than eight: the same codes, sooner).
     """
-    narrow = np.int8 if n <= 127 else np.int16 if n <= 32767 else np.int32 if n <= 2**31 - 1 else None
-    if narrow is None:
-        return codes[order]
-    return np.take(codes.astype(narrow), order).astype(np.int64)
+    return np.take(_narrowed(codes, n), order)
 
 
-def _joined(
-    w: tuple[str, ...], coded: Mapping[str, tuple[list, np.ndarray]], memo: dict
-) -> tuple[list, np.ndarray]:
-    """The intersection of the columns ``w`` (:func:`perfeval.engine.slices.intersect`), from the
-    intersection of all of them but the last when it was made (``memo``): ``a x b x c`` from ``a x b``.
+def _combinations(coded: Mapping[str, tuple[list, np.ndarray]]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The combinations of every slice column that hold a row: each row's (0..J-1, in the columns'
+    order of keys, the first column's first) and each combination's code in each column (J each).
+    The intersection of all the columns, made one column after the other as
+    :func:`perfeval.engine.slices.intersect` makes it.
     """
-    if w in memo:
-        return memo[w]
-    if len(w) == 2:
-        out = intersect([coded[c] for c in w])
-    else:
-        keys, codes = _joined(w[:-1], coded, memo)
-        more_keys, more_codes = coded[w[-1]]
-        m = len(more_keys)  # intersect's step: the pairs that hold a row, in the columns' key order
-        pairs, codes = group_codes(codes * m + np.asarray(more_codes, dtype=np.int64))
+    names = list(coded)
+    keys, codes = coded[names[0]]
+    combination = np.asarray(codes, dtype=np.int64)
+    per = {names[0]: np.arange(len(keys), dtype=np.int64)}
+    for name in names[1:]:
+        more_keys, more_codes = coded[name]
+        m = len(more_keys)
+        pairs, combination = group_codes(combination * m + np.asarray(more_codes, dtype=np.int64))
         pairs = np.asarray(pairs, dtype=np.int64)
-        out = ([(*keys[p // m], more_keys[p % m]) for p in pairs.tolist()], codes)
-    memo[w] = out
-    return out
+        before = pairs // m if m else pairs
+        per = {c: a[before] for c, a in per.items()}
+        per[name] = pairs % m if m else pairs
+    return combination, per
+
+
+def _coder(parts: list[tuple[list, np.ndarray]]) -> Any:
+    """A slicing's keys and each combination's slice code, from its columns' keys and each
+    combination's code in each of them (:func:`perfeval.engine.slices.intersect` over the J
+    combinations rather than the rows).
+    """
+
+    def code() -> tuple[list, np.ndarray]:
+        if len(parts) == 1:
+            return list(parts[0][0]), parts[0][1]
+        return _intersection(parts)
+
+    return code
+
+
+#: the combinations of an intersection's columns are coded as one number below this many
+RADIX_SPAN = 2**62
+
+
+def _intersection(parts: list[tuple[list, np.ndarray]]) -> tuple[list[tuple], np.ndarray]:
+    """:func:`perfeval.engine.slices.intersect` (the same keys and codes): each combination's codes
+    in the columns as one number (mixed radix: its order is the columns' order of keys, the first
+    column's first) coded at once, or column after column when that number could pass 2**62; the
+    keys made once at the end.
+    """
+    sizes = [max(len(keys), 1) for keys, _codes in parts]
+    if math.prod(sizes) < RADIX_SPAN:
+        joint = np.asarray(parts[0][1], dtype=np.int64)
+        for m, (_keys, more) in zip(sizes[1:], parts[1:], strict=True):
+            joint = joint * m + np.asarray(more, dtype=np.int64)
+        present, codes = group_codes(joint)
+        rest = np.asarray(present, dtype=np.int64)
+        each = []
+        for m in reversed(sizes):
+            each.append(rest % m)
+            rest = rest // m
+        each.reverse()
+    else:
+        codes = np.asarray(parts[0][1], dtype=np.int64)
+        each = [np.arange(len(parts[0][0]), dtype=np.int64)]  # each key's code in each column so far
+        for more_keys, more_codes in parts[1:]:
+            m = len(more_keys)
+            pairs, codes = group_codes(codes * m + np.asarray(more_codes, dtype=np.int64))
+            pairs = np.asarray(pairs, dtype=np.int64)
+            each = [c[pairs // m] for c in each] + [pairs % m]
+    columns = [[keys[i] for i in c.tolist()] for (keys, _codes), c in zip(parts, each, strict=True)]
+    return list(zip(*columns, strict=True)), codes
 
 
 def request(

@@ -689,7 +689,11 @@ class SliceFeed:
         keep = None
         if cases.rows_in != len(cases.s):  # the door dropped the rows of weight 0
             keep = np.asarray(joined[3], dtype=np.float64) > 0
-        made = [Slicing(w, keys, slice_of[combo]) for w, keys, slice_of in slicings]
+        # each slicing's codes made when it is finished (one slicing's at a time, not all at once)
+        made = [
+            Slicing.of_combinations(w, combo, len(slice_of), _given(keys, slice_of))
+            for w, keys, slice_of in slicings
+        ]
         finish_all(report, cases, task, made, keep=keep, min_size=self.ask.min_size, missing=self.ask.missing)
 
     def _attach_empty(self, report: Any, slicings: list) -> None:
@@ -714,6 +718,11 @@ class SliceFeed:
 
 
 # -- helpers ----------------------------------------------------------------------------------------------
+def _given(keys: list, slice_of: np.ndarray) -> Callable[[], tuple[list, np.ndarray]]:
+    """A slicing's keys and each combination's slice, as :meth:`Slicing.of_combinations` asks them."""
+    return lambda: (keys, slice_of)
+
+
 def _narrow(combos: np.ndarray) -> np.ndarray:
     """Each kept row's combination as int32 when they fit (4 bytes a row, not 8)."""
     return combos.astype(np.int32) if not len(combos) or int(combos.max()) < 2**31 else combos

@@ -640,8 +640,10 @@ def build() -> argparse.ArgumentParser:
     tr.add_argument(
         "--correction",
         default="holm",
-        choices=("holm", "bonferroni", "none"),
-        help="multiple-testing correction over the runs compared (default holm)",
+        choices=("holm", "bh", "bonferroni", "none"),
+        help="multiple-testing correction over the runs compared with the baseline, per measure: holm "
+        "(Holm's step-down, the family-wise error; the default), bh (Benjamini-Hochberg, the false "
+        "discovery rate), bonferroni, none",
     )
     tr.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     tr.add_argument(

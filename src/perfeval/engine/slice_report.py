@@ -28,7 +28,9 @@ from perfeval.engine.slices import (
     SliceValues,
     Slicing,
     Task,
+    combination_counts,
     finish_slicing,
+    slice_counts,
     slicing_name,
 )
 from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, user_stacklevel
@@ -116,8 +118,9 @@ def named_twice(group: tuple[str, ...], item: Any) -> InvalidParameterError:
 
 
 #: ``intersections=True`` (``--intersections``) makes at most this many slicings (2^10: each of 10
-#: columns and every intersection of 2 to 10 of them); each slicing holds a code a row and its slices'
-#: values, so the 2^k - 1 slicings of k columns grow past any memory: name the intersections wanted
+#: columns and every intersection of 2 to 10 of them).  The slicings' codes are made one slicing at a
+#: time (memory of the rows, not of the rows times the slicings: SliceRequest.slicings), but the time
+#: and the slices' values grow with the 2^k - 1 slicings of k columns: name the intersections wanted
 MAX_SLICINGS = 1024
 
 
@@ -188,12 +191,29 @@ def finish_all(
     kept, the rows of weight 0 being dropped) into ``report.slices`` (:func:`attach_results`).
     """
     results = []
-    for sl in slicings:
-        codes = sl.codes if keep is None else sl.codes[keep]
-        # every row a case (keep None): finish_slicing counts the slices' rows once, as its cases
-        rows = None if keep is None else np.bincount(sl.codes, minlength=len(sl))
-        values = finish_slicing(task, cases, codes, len(sl), rows=rows)
-        results.append(slicing_result(sl.columns, sl.keys, values, min_size))
+    combination = slicings[0].combination if slicings else None
+    counts = None
+    if keep is None and combination is not None and all(sl.combination is combination for sl in slicings):
+        # each combination of the slice columns counted once: a slicing's counts are its
+        # combinations' added up (a pass over the combinations, not over the rows)
+        counts = combination_counts(task, cases, combination, slicings[0].n_combinations)
+    for sl in slicings:  # one slicing's codes at a time (made on demand: never all of them at once)
+        if counts is not None:
+            keys, table = sl.combination_codes()
+            codes = sl.codes_of(table)
+            these = slice_counts(counts, table, len(keys))
+            values = finish_slicing(task, cases, codes, len(keys), counts=these)
+            del codes, table
+            results.append(slicing_result(sl.columns, keys, values, min_size))
+            continue
+        keys, codes = sl.coded()
+        if keep is not None:
+            rows = np.bincount(codes, minlength=len(keys))
+            values = finish_slicing(task, cases, codes[keep], len(keys), rows=rows)
+        else:  # every row a case: finish_slicing counts the slices' rows once, as its cases
+            values = finish_slicing(task, cases, codes, len(keys))
+        del codes
+        results.append(slicing_result(sl.columns, keys, values, min_size))
     attach_results(report, results, task, min_size=min_size, missing=missing)
 
 

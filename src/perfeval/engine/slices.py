@@ -45,11 +45,13 @@ __all__ = [
     "Task",
     "categories_of",
     "code_column",
+    "combination_counts",
     "coded_column",
     "finish_slicing",
     "finish_summaries",
     "in_order",
     "intersect",
+    "slice_counts",
     "slicing_name",
 ]
 
@@ -65,23 +67,100 @@ def slicing_name(columns: Sequence[str]) -> str:
     return " x ".join(columns)
 
 
-@dataclass
 class Slicing:
     """One slicing: its columns, its keys (a value a slice, or a tuple of values for an
     intersection, in the columns' order of keys), and the slice code (0..len(keys)-1) of each row
     given, weight 0 included.
+
+    Given its keys and codes, or made on demand (:meth:`of_combinations`): then its keys are made
+    when first read and kept, and its codes are made each time they are read and never kept, so
+    that the slicings of an evaluation hold one code a row between them, not one a slicing.
     """
 
-    columns: tuple[str, ...]
-    keys: list
-    codes: np.ndarray
+    def __init__(self, columns: tuple[str, ...], keys: list | None = None, codes: np.ndarray | None = None):
+        self.columns = tuple(columns)
+        self._keys = keys
+        self._codes = codes
+        self._coder: Callable[[], tuple[list, np.ndarray]] | None = None
+        self._combination: np.ndarray | None = None
+        #: made on demand: how many combinations of the slice columns hold a row
+        self.n_combinations = 0
+
+    @classmethod
+    def of_combinations(
+        cls,
+        columns: tuple[str, ...],
+        combination: np.ndarray,
+        n_combinations: int,
+        coder: Callable[[], tuple[list, np.ndarray]],
+    ) -> Slicing:
+        """A slicing made on demand: ``combination`` the rows' combination of every slice column
+        (0..n_combinations-1), ``coder()`` its keys and the slice code of each combination.
+        """
+        out = cls(columns)
+        out._coder = coder
+        out._combination = combination
+        out.n_combinations = n_combinations
+        return out
 
     @property
     def name(self) -> str:
         return slicing_name(self.columns)
 
+    @property
+    def keys(self) -> list:
+        if self._keys is None:
+            self.coded()
+        assert self._keys is not None
+        return self._keys
+
+    @property
+    def codes(self) -> np.ndarray:
+        """Each row's slice code (int64), made again at each read when made on demand."""
+        return self.coded()[1]
+
+    def coded(self) -> tuple[list, np.ndarray]:
+        """The keys and each row's slice code (int64)."""
+        if self._coder is None:
+            assert self._keys is not None and self._codes is not None
+            return self._keys, self._codes
+        keys, table = self.combination_codes()
+        return keys, self.codes_of(table)
+
+    def codes_of(self, table: np.ndarray) -> np.ndarray:
+        """Made on demand: each row's slice code (int64) from each combination's (``table``, as
+        :meth:`combination_codes` gives it).
+        """
+        assert self._combination is not None
+        if len(table) == len(self.keys) and _is_arange(table):  # the combinations are the slices
+            return self._combination.astype(np.int64, copy=False)
+        return np.take(np.asarray(table, dtype=np.int64), self._combination)
+
+    def combination_codes(self) -> tuple[list, np.ndarray]:
+        """Made on demand: the keys and each combination's slice code (the rows' codes are these
+        taken at :attr:`combination`).
+        """
+        assert self._coder is not None
+        keys, table = self._coder()
+        if self._keys is None:
+            self._keys = keys
+        return self._keys, table
+
+    @property
+    def combination(self) -> np.ndarray | None:
+        """Made on demand: each row's combination of every slice column; else None."""
+        return self._combination
+
     def __len__(self) -> int:
         return len(self.keys)
+
+    def __repr__(self) -> str:
+        return f"<Slicing {self.name}>"
+
+
+def _is_arange(a: np.ndarray) -> bool:
+    """Whether ``a`` is 0, 1, ..., len(a) - 1."""
+    return not len(a) or (int(a[0]) == 0 and int(a[-1]) == len(a) - 1 and bool((np.diff(a) == 1).all()))
 
 
 # -- a column's keys and codes -------------------------------------------------------------------------
@@ -447,6 +526,7 @@ def finish_slicing(
     *,
     weights: np.ndarray | None = None,
     rows: np.ndarray | None = None,
+    counts: tuple[np.ndarray, np.ndarray | None, np.ndarray | None] | None = None,
 ) -> SliceValues:
     """Every measure of ``task`` in every slice of one slicing, from checked cases.
 
@@ -468,6 +548,9 @@ def finish_slicing(
     rows : ndarray of int64, optional
         The rows given in each slice, weight 0 included (the door drops those before ``cases``);
         default: the rows of ``cases`` in each slice.
+    counts : (cases, positives, negatives), optional
+        Each slice's cases and its positives and negatives as :func:`slice_counts` gives them, when
+        the caller counted them (unweighted cases, none of weight 0: every row a case).
 
     Returns
     -------
@@ -486,9 +569,11 @@ def finish_slicing(
     w = cases.w if weights is None else np.asarray(weights, dtype=np.float64)
     if len(codes) != len(cases.s) or (w is not None and len(w) != len(codes)):
         raise InvalidParameterError("finish_slicing: codes, weights and cases differ in length")
+    if counts is not None and (w is not None or (rows is not None and not np.array_equal(rows, counts[0]))):
+        raise InvalidParameterError("finish_slicing: counts are of unweighted cases, every row a case")
     counted = None  # the rows of each slice, when they are its cases too (none dropped): counted once
     if rows is None:
-        rows = counted = np.bincount(codes, minlength=n_slices)
+        rows = counted = np.bincount(codes, minlength=n_slices) if counts is None else counts[0]
     y, s, g, targets = cases.y, cases.s, cases.g, cases.targets
     if w is not None and not bool(np.all(w > 0)):  # a case of weight 0 is no case
         keep = w > 0
@@ -501,7 +586,10 @@ def finish_slicing(
     sub_targets = (
         targets if targets is not None else (Targets(y, task.pos_label) if task.kind == "binary" else None)
     )
-    positives, negatives = _classes_weight(task, sub_targets, codes, w, n_slices, n_cases)
+    if counts is None:
+        positives, negatives = _classes_weight(task, sub_targets, codes, w, n_slices, n_cases)
+    else:
+        positives, negatives = counts[1], counts[2]
     out = SliceValues(
         rows=np.asarray(rows, dtype=np.int64),
         cases=n_cases,
@@ -631,14 +719,15 @@ def categories_of(values: Any) -> list | None:
     return None if cat is None else [_plain(c) for c in cat[1]]
 
 
-def in_order(cases: Cases, order: np.ndarray) -> Cases:
-    """``cases``' rows in another ``order`` (every array taken in it), their coding made again on
-    them (by the caller's coding when the caller coded them): the same cases, whose measures are the
-    same, for a finisher that is quicker on rows in that order.
+def in_order(cases: Cases, order: np.ndarray, scores: np.ndarray | None = None) -> Cases:
+    """``cases``' rows in another ``order`` (every array taken in it; ``scores``: the scores taken
+    in it, when the caller has them), their coding made again on them (by the caller's coding when
+    the caller coded them): the same cases, whose measures are the same, for a finisher that is
+    quicker on rows in that order.
     """
     out = Cases(
         _gathered(cases.y, order),
-        cases.s[order],
+        cases.s[order] if scores is None else scores,
         None if cases.g is None else cases.g[order],
         None if cases.w is None else cases.w[order],
         cases.rows_in,
@@ -700,6 +789,43 @@ def _classes_weight(
     # the weights added in row order)
     both = np.bincount(codes * 2 + t, weights=w, minlength=2 * n).astype(np.float64)
     return both[1::2].copy(), both[0::2].copy()
+
+
+def combination_counts(
+    task: Task, cases: Cases, combination: np.ndarray, n: int
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None] | None:
+    """The cases, positives and negatives of each of ``n`` combinations of the slice columns
+    (``combination``: each case's), as :func:`finish_slicing` counts a slicing's; None when the
+    cases are weighted (then each slicing counts its own).
+    """
+    if cases.w is not None:
+        return None
+    targets = cases.targets
+    if targets is None and task.kind == "binary":
+        targets = Targets(cases.y, task.pos_label)
+    codes = np.asarray(combination)
+    each = np.bincount(codes, minlength=n)
+    positives, negatives = _classes_weight(task, targets, codes, None, n, each)
+    return each, positives, negatives
+
+
+def slice_counts(
+    counts: tuple[np.ndarray, np.ndarray | None, np.ndarray | None], table: np.ndarray, n_slices: int
+) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+    """A slicing's cases, positives and negatives from its combinations' (:func:`combination_counts`;
+    ``table``: each combination's slice): whole numbers added up, the same numbers as counted from
+    the rows (exact: below 2**53), in ``finish_slicing``'s types.
+    """
+    table = np.asarray(table, dtype=np.int64)
+
+    def added(per: np.ndarray) -> np.ndarray:
+        return np.bincount(table, weights=per, minlength=n_slices)
+
+    each, positives, negatives = counts
+    cases = added(each.astype(np.float64)).astype(np.int64)
+    if positives is None or negatives is None:
+        return cases, None, None
+    return cases, added(positives).astype(np.float64), added(negatives).astype(np.float64)
 
 
 def _amount(v: float, weighted: bool, one: str, many: str) -> str:
@@ -772,5 +898,6 @@ class SliceSource:
         out: dict[str, np.ndarray] = {}
         for sl in self.request.slicings(self.cases.rows_in):
             if sl.name in names:
-                out[sl.name] = sl.codes if self.keep is None else sl.codes[self.keep]
+                codes = sl.codes
+                out[sl.name] = codes if self.keep is None else codes[self.keep]
         return out
