@@ -233,7 +233,7 @@ static void CAL(prep)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double out
 
 /* The pass (CAL(pass)) of every small group of a cal_slots at once (calibration.c, slots_run): each
  * slot a group whose classes have at most SLOT_CELLS (16) cells each, cell j of a class in position j
- * (m[c][r] of them at place r), the places past its cells holding cells of weight 0 and x 0, at that
+ * (m[c][k] of them in slot k's place), the places past its cells holding cells of weight 0 and x 0, at that
  * slot's (a, b), finite (slots_run fits a slot of another (a, b) alone, by fit_sums).  The vectors
  * here run across the slots, not across a group's cells: a cell's terms are the same IEEE operations
  * whichever lane makes them, so slot k's out[c][o][k] is the pass's out[o] over its class c, bit for
@@ -244,17 +244,21 @@ static void CAL(prep)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double out
  * 0 times a finite number, added to sums that are never -0.0), which the pass adds for its padding
  * and which are left out here past the most cells of a vector's places (M).  Each vector's e =
  * exp(-|z|) are made first, every position's apart (independent chains, so that they overlap),
- * then the terms.  The places 0 .. n_act - 1 are made (the others not read), the likelihood in the
- * vectors holding a place below n_ll (slots_run puts the places that ask for it first), the slope's
- * sums only when joint; slots_run zeroes what a place's flags leave out, as the pass does. */
-static void CAL(slots)(cal_slots *sl, int n_act, int n_ll, int joint)
+ * then the terms.  The vectors holding a slot of the mask act are made (the others not read; a lane
+ * not in act, of no cells or at (0, 0), makes finite numbers that are not read), the likelihood in
+ * those holding a slot of the mask ll (the other lanes' likelihoods not read), the slope's sums only
+ * when joint; slots_run zeroes what a slot's flags leave out, as the pass does. */
+static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
 {
     const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;
     const cvd zero = (cvd){0};
+    const uint32_t lanes = CLN == 32 ? 0xffffffffu : (1u << CLN) - 1u;
     for (int c = 0; c < 2; c++) {
         const int neg = c;
-        for (int u = 0; u < SLOTS / CLN && u * CLN < n_act; u++) {
-            const int want_ll = u * CLN < n_ll;
+        for (int u = 0; u < SLOTS / CLN; u++) {
+            if (!(act >> (u * CLN) & lanes))
+                continue;
+            const int want_ll = (ll >> (u * CLN) & lanes) != 0;
             int M = 0;
             for (int r = u * CLN; r < (u + 1) * CLN; r++)
                 M = sl->m[c][r] > M ? sl->m[c][r] : M;
@@ -330,6 +334,47 @@ static void CAL(slots)(cal_slots *sl, int n_act, int n_ll, int joint)
                 memcpy(sl->out[c][o] + u * CLN, &r, sizeof r);
             }
         }
+    }
+    /* each slot's sums S[0 .. 9][k] from its classes' numbers, as slot_sums (calibration.c) adds them
+     * for one slot, every lane a slot: what a pass of the slot's flags leaves out zeroed (the slope's
+     * numbers when not joint, the likelihood, -0.0, in a lane not in ll), the positives' numbers then
+     * the negatives' added to sums from 0.0, g0 and g1 with their rounding errors gathered (two-sum) */
+    for (int u = 0; u < SLOTS / CLN; u++) {
+        if (!(act >> (u * CLN) & lanes))
+            continue;
+        cvm keep_ll;
+        for (int i = 0; i < CLN; i++)
+            keep_ll[i] = (ll >> (u * CLN + i) & 1u) ? -1 : 0;
+        cvd tt[12], cc[2];
+        for (int m = 0; m < 12; m++)
+            tt[m] = zero;
+        cc[0] = cc[1] = zero;
+        for (int c = 0; c < 2; c++) {
+            cvd q[12];
+            for (int o = 0; o < 12; o++) {
+                if (!joint && (o == 1 || o == 3 || o == 4 || o == 7 || o >= 9))
+                    q[o] = zero;
+                else
+                    memcpy(&q[o], sl->out[c][o] + u * CLN, sizeof q[o]);
+            }
+            q[5] = CAL(vblend)(keep_ll, q[5], CAL(vsplat)(-0.0)); /* the pass's 0.0, negated */
+            for (int m = 0; m < 2; m++) {
+                cvd s2 = tt[m] + q[m], b2 = s2 - tt[m];
+                cc[m] += ((tt[m] - (s2 - b2)) + (q[m] - b2)) + q[6 + m];
+                tt[m] = s2;
+            }
+            for (int m = 2; m < 12; m++)
+                if (m < 6 || m >= 8)
+                    tt[m] += q[m];
+        }
+        cvd S[10];
+        S[0] = tt[0] + cc[0], S[1] = tt[1] + cc[1];
+        for (int m = 2; m < 6; m++)
+            S[m] = tt[m];
+        for (int m = 6; m < 10; m++)
+            S[m] = tt[m + 2];
+        for (int m = 0; m < 10; m++)
+            memcpy(sl->S[m] + u * CLN, &S[m], sizeof S[m]);
     }
 }
 

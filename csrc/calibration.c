@@ -625,10 +625,10 @@ typedef struct {
 } cal_seq;
 
 /* Small groups fitted together (slots_run): up to SLOTS groups whose classes have at most SLOT_CELLS
- * cells each, kept by slot k (xs[k][c][j], ws[k][c][j]: cell j of class c; ms[k][c] of them); for a
- * pass, the groups that wait for one laid out in places r = 0, 1, ...: cell j of class c at
- * x[c][j][r], w[c][j][r] (m[c][r] of them, then weight 0 and x 0), the place's (a, b), and each class's numbers of the pass there (out[c][0 .. 11][r],
- * calib_pass.h). */
+ * cells each, slot k's group kept in place k from its first pass to its last (no layout a pass): cell
+ * j of class c at x[c][j][k], w[c][j][k] (m[c][k] of them, then weight 0 and x 0), the (a, b) of the
+ * pass it asks for (0, 0 for a slot with no pass in the vectors: none, or one made alone), and each
+ * class's numbers of the pass there (out[c][0 .. 11][k], calib_pass.h). */
 #define SLOT_CELLS 16
 #define SLOTS 32
 typedef struct {
@@ -636,8 +636,7 @@ typedef struct {
     double a[SLOTS], b[SLOTS];
     int m[2][SLOTS];
     double out[2][12][SLOTS];
-    double xs[SLOTS][2][SLOT_CELLS + 1], ws[SLOTS][2][SLOT_CELLS + 1]; /* each group's cells, by its slot (and a spare) */
-    int ms[SLOTS][2];
+    double S[10][SLOTS]; /* the sums of each slot's pass (fit_sums' out, calib_pass.h) */
 } cal_slots;
 
 /* The fit's pass (calib_pass.h), compiled for the baseline and, on x86-64 with GCC, for AVX2 and
@@ -670,7 +669,7 @@ typedef struct {
 
 typedef void (*pass_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
 typedef void (*prep_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double[4]);
-typedef void (*slots_fn)(cal_slots *, int, int, int);
+typedef void (*slots_fn)(cal_slots *, uint32_t, uint32_t, int);
 typedef struct {
     const char *name;
     pass_fn pass;
@@ -1132,36 +1131,6 @@ static int fsm_step(fit_fsm *f)
 }
 #undef FSM_PASS
 
-/* slot k's pass numbers out[c][.][k] as fit_sums adds them (its two chunks, the positives' then the
- * negatives'), after zeroing what the pass leaves out under the slot's flags */
-static void slot_sums(const cal_slots *sl, int r, int flags, double out[10])
-{
-    const int want_ll = flags & PASS_LL, joint = flags & PASS_JOINT;
-    double t[12] = {0}, c[2] = {0};
-    for (int cl = 0; cl < 2; cl++) {
-        double q[12];
-        for (int o = 0; o < 12; o++)
-            q[o] = sl->out[cl][o][r];
-        if (!joint)
-            q[1] = q[3] = q[4] = q[7] = q[9] = q[10] = q[11] = 0.0;
-        if (!want_ll)
-            q[5] = -0.0; /* the pass's 0.0, negated */
-        for (int m = 0; m < 2; m++) {
-            double s2 = t[m] + q[m], b2 = s2 - t[m];
-            c[m] += ((t[m] - (s2 - b2)) + (q[m] - b2)) + q[6 + m];
-            t[m] = s2;
-        }
-        for (int m = 2; m < 12; m++)
-            if (m < 6 || m >= 8)
-                t[m] += q[m];
-    }
-    out[0] = t[0] + c[0], out[1] = t[1] + c[1];
-    for (int m = 2; m < 6; m++)
-        out[m] = t[m];
-    for (int m = 6; m < 10; m++)
-        out[m] = t[m + 2];
-}
-
 /* The groups' cells as logit_fit is given them: cell i of group g at bounds[g] .. bounds[g + 1] - 1,
  * x its logit, pos its positives' weight, w2 its weight (or, w2neg, its negatives': the weight pos +
  * w2); sc its score when the groups are checked (fit_cells' rule, below), else NULL. */
@@ -1209,7 +1178,7 @@ static int group_cells(const fit_in *in, Py_ssize_t g, double *xp, double *wp, d
     return inside;
 }
 
-/* the group now in slot k (its cells in xs[k], ws[k], ms[k]): its machine started from the prep's
+/* the group now in slot k (its cells in place k): its machine started from the prep's
  * numbers (calib_pass.h's prep and fit_group's sums of them: lane j of a class adds its cells j and
  * j + 8, the lanes pairwise; its padding's zeros, which change no sum, left out) */
 static void slot_start(cal_slots *sl, int k, fit_fsm *f, int joint)
@@ -1218,15 +1187,15 @@ static void slot_start(cal_slots *sl, int k, fit_fsm *f, int joint)
     memset(f, 0, sizeof *f);
     f->joint = joint;
     for (int c = 0; c < 2; c++) {
-        const double *X = sl->xs[k][c], *Wt = sl->ws[k][c];
-        const int m = sl->ms[k][c];
+        const int m = sl->m[c][k];
         double l0[8], l1[8], lmn = INFINITY, lmx = -INFINITY;
         for (int j = 0; j < 8; j++) {
             double s0 = 0.0, s1 = 0.0, mn = INFINITY, mx = -INFINITY;
             for (int h = j; h < m; h += 8) {
-                s0 += Wt[h], s1 += Wt[h] * X[h];
-                mn = X[h] < mn ? X[h] : mn;
-                mx = X[h] > mx ? X[h] : mx;
+                const double X = sl->x[c][h][k], Wt = sl->w[c][h][k];
+                s0 += Wt, s1 += Wt * X;
+                mn = X < mn ? X : mn;
+                mx = X > mx ? X : mx;
             }
             l0[j] = s0, l1[j] = s1;
             lmn = mn < lmn ? mn : lmn, lmx = mx > lmx ? mx : lmx;
@@ -1314,28 +1283,42 @@ static Py_ssize_t queue_next(fit_queue *q)
     return q->window + q->order[q->at++];
 }
 
-/* slot k takes group g: its cells of each class (at most SLOT_CELLS each), then zeros */
+/* slot k takes group g: its cells of each class (at most SLOT_CELLS each) in place k, then zeros */
 static void slot_take(cal_slots *sl, int k, const fit_in *in, Py_ssize_t g)
 {
-    Py_ssize_t a, b;
-    group_cells(in, g, sl->xs[k][0], sl->ws[k][0], sl->xs[k][1], sl->ws[k][1], SLOT_CELLS, &a, &b);
-    sl->ms[k][0] = (int)a, sl->ms[k][1] = (int)b;
+    double xs[2][SLOT_CELLS + 1], ws[2][SLOT_CELLS + 1]; /* (and a spare: group_cells) */
+    Py_ssize_t m[2];
+    group_cells(in, g, xs[0], ws[0], xs[1], ws[1], SLOT_CELLS, &m[0], &m[1]);
+    for (int c = 0; c < 2; c++) {
+        sl->m[c][k] = (int)m[c];
+        for (int j = 0; j < SLOT_CELLS; j++) {
+            sl->x[c][j][k] = j < m[c] ? xs[c][j] : 0.0;
+            sl->w[c][j][k] = j < m[c] ? ws[c][j] : 0.0;
+        }
+    }
+}
+
+/* slot k's cells of each class, out of place k (for fit_sums) */
+static void slot_cells(const cal_slots *sl, int k, double xs[2][SLOT_CELLS], double ws[2][SLOT_CELLS])
+{
     for (int c = 0; c < 2; c++)
-        for (Py_ssize_t j = c ? b : a; j < SLOT_CELLS; j++)
-            sl->xs[k][c][j] = sl->ws[k][c][j] = 0.0;
+        for (int j = 0; j < sl->m[c][k]; j++)
+            xs[c][j] = sl->x[c][j][k], ws[c][j] = sl->w[c][j][k];
 }
 
 /* The fits of the groups q->next .. q->end - 1: the small ones SLOTS at a time, each slot taking the
- * next small group when its group is done; the others by fit_group.  Before each pass the waiting
- * groups are laid out in places, those that ask for the likelihood first; a group whose pass is asked
- * at an (a, b) not finite has it made alone (fit_sums over its cells: the reference, whose padding's
- * terms are then not zeros).  -1: out of memory (fit_group's). */
+ * next small group when its group is done (in its place, where it stays); the others by fit_group.
+ * Each pass the vectors holding a slot that waits for one are made, the likelihood in those holding a
+ * slot that asks for it; a group whose pass is asked at an (a, b) not finite has it made alone
+ * (fit_sums over its cells: the reference, whose padding's terms are then not zeros), its place at
+ * (0, 0) in the vectors, as a slot without a group (of no cells), whose numbers are not read.  -1: out
+ * of memory (fit_group's). */
 static int slots_run(fit_queue *q)
 {
     cal_slots *sl = calloc(1, sizeof *sl);
     fit_fsm *f = malloc(SLOTS * sizeof *f);
     Py_ssize_t who[SLOTS];
-    int live[SLOTS] = {0}, place[SLOTS], bad = 0, more = 1;
+    int live[SLOTS] = {0}, bad = 0, more = 1;
     double *o = q->o;
     const Py_ssize_t G = q->G;
     if (!sl || !f) {
@@ -1343,7 +1326,7 @@ static int slots_run(fit_queue *q)
         return -1;
     }
     for (;;) {
-        int n_act = 0, n_ll = 0, alone[SLOTS] = {0};
+        uint32_t act = 0, ll = 0, alone = 0;
         for (int k = 0; k < SLOTS; k++) {
             while (!live[k] && more && !bad) {
                 Py_ssize_t g = queue_next(q);
@@ -1358,47 +1341,35 @@ static int slots_run(fit_queue *q)
                 else
                     o[g] = f[k].ra, o[G + g] = f[k].rb;
             }
-            if (!live[k])
-                continue;
-            if (!(isfinite(f[k].qa) && isfinite(f[k].qb)))
-                alone[k] = 1;
-            else
-                n_act++, n_ll += (f[k].flags & PASS_LL) != 0;
-        }
-        int any = 0; /* a slot not live has no group left to take */
-        for (int k = 0; k < SLOTS; k++)
-            any |= live[k];
-        if (bad || !any)
-            break;
-        int r_ll = 0, r_no = n_ll;
-        for (int k = 0; k < SLOTS; k++) { /* the places: the likelihood's first */
-            if (!live[k] || alone[k])
-                continue;
-            int r = (f[k].flags & PASS_LL) ? r_ll++ : r_no++;
-            place[k] = r;
-            for (int c = 0; c < 2; c++) { /* its cells and zeros (slot_take), a fixed count */
-                for (int j = 0; j < SLOT_CELLS; j++)
-                    sl->x[c][j][r] = sl->xs[k][c][j], sl->w[c][j][r] = sl->ws[k][c][j];
-                sl->m[c][r] = sl->ms[k][c];
+            if (!live[k]) { /* no group left to take: no cells */
+                sl->m[0][k] = sl->m[1][k] = 0;
+                sl->a[k] = sl->b[k] = 0.0;
+            } else if (!(isfinite(f[k].qa) && isfinite(f[k].qb))) {
+                alone |= 1u << k;
+                sl->a[k] = sl->b[k] = 0.0;
+            } else {
+                act |= 1u << k;
+                ll |= (f[k].flags & PASS_LL) ? 1u << k : 0;
+                sl->a[k] = f[k].qa, sl->b[k] = f[k].qb;
             }
-            sl->a[r] = f[k].qa, sl->b[r] = f[k].qb;
         }
-        for (int r = n_act; r < SLOTS; r++) { /* the rest of the last vector: no cells */
-            sl->m[0][r] = sl->m[1][r] = 0;
-            sl->a[r] = sl->b[r] = 0.0;
-        }
-        if (n_act)
-            q->ops->slots(sl, n_act, n_ll, q->joint);
+        if (bad || !(act | alone)) /* a slot not live has no group left to take */
+            break;
+        if (act)
+            q->ops->slots(sl, act, ll, q->joint);
         for (int k = 0; k < SLOTS; k++) {
             if (!live[k])
                 continue;
-            if (alone[k]) {
-                fit_src s1 = {q->ops, {{sl->xs[k][0], sl->ws[k][0], 0}, {sl->xs[k][1], sl->ws[k][1], 1}}, 1};
-                fit_span sp = span_of(0, sl->ms[k][0], 0, sl->ms[k][1]);
+            if (alone >> k & 1) {
+                double xs[2][SLOT_CELLS], ws[2][SLOT_CELLS];
+                slot_cells(sl, k, xs, ws);
+                fit_src s1 = {q->ops, {{xs[0], ws[0], 0}, {xs[1], ws[1], 1}}, 1};
+                fit_span sp = span_of(0, sl->m[0][k], 0, sl->m[1][k]);
                 chunk_buf cb = {.many = NULL};
                 fit_sums(&s1, &cb, &sp, f[k].qa, f[k].qb, f[k].flags, f[k].dst); /* two chunks: no memory */
             } else
-                slot_sums(sl, place[k], f[k].flags, f[k].dst);
+                for (int m = 0; m < 10; m++)
+                    f[k].dst[m] = sl->S[m][k];
             if (!fsm_step(&f[k])) {
                 o[who[k]] = f[k].ra, o[G + who[k]] = f[k].rb;
                 live[k] = 0;
