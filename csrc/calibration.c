@@ -848,6 +848,12 @@ static int fit_sums(const fit_src *s, chunk_buf *cb, const fit_span *g, double a
 static int newton2(const fit_src *s, chunk_buf *cb, const fit_span *g, double xmin, double xmax, double a, double b,
                    double S[10], int have_ll, double *ra, double *rb);
 
+/* fmax(x, y) inline (libm's is a call): x when y is NaN or x >= y, else y (both NaN: y) */
+static inline double fmax_(double x, double y)
+{
+    return x >= y || y != y ? x : y;
+}
+
 /* the largest change of a cell's z = a + b x in the Newton step of the joint fit's sums S (NaN when
  * there is none: the curvature not positive) */
 static double newton_reach(const double S[10], double xmin, double xmax)
@@ -856,7 +862,7 @@ static double newton_reach(const double S[10], double xmin, double xmax)
     if (!(det > 0))
         return NAN;
     double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
-    return fmax(fabs(da + db * xmin), fabs(da + db * xmax));
+    return fmax_(fabs(da + db * xmin), fabs(da + db * xmax));
 }
 
 /* The logistic recalibration of one group (its cells of each class, x the logit of each cell's
@@ -1014,7 +1020,7 @@ static int fit_threads(void)
  * same bits (tests/test_calibration_groups.py). */
 typedef struct {
     int state, joint, near, it, have_ll, from_null, second, cheb, taken, half, flags;
-    double W, P, ob, a, b, xmin, xmax, a_null, ll_null, da, db, full, ra, rb;
+    double W, P, ob, lob, l1ob, a, b, xmin, xmax, a_null, ll_null, da, db, full, ra, rb; /* lob, l1ob: log(ob), log1p(-ob) */
     double mn[2], mx[2];
     double S[10], T[10], *dst; /* the pass's sums go to dst (S or T) */
     double qa, qb;             /* where the pass is asked for, with flags */
@@ -1060,7 +1066,7 @@ static int fsm_step(fit_fsm *f)
         }
         if (f->mx[1] <= f->mn[0] || f->mx[0] <= f->mn[1]) /* the scores separate the classes */
             return 0;
-        f->a_null = log(f->ob) - log1p(-f->ob), f->ll_null = f->P * log(f->ob) + (f->W - f->P) * log1p(-f->ob);
+        f->a_null = f->lob - f->l1ob, f->ll_null = f->P * f->lob + (f->W - f->P) * f->l1ob;
         FSM_PASS(f->a, f->b, PASS_JOINT, S);
         f->from_null = 0, f->have_ll = 0;
         if (!(newton_reach(S, f->xmin, f->xmax) <= FIT_SAFE)) {
@@ -1084,7 +1090,7 @@ static int fsm_step(fit_fsm *f)
             double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
             if (!isfinite(da) || !isfinite(db))
                 break;
-            double reach = fmax(fabs(da + db * f->xmin), fabs(da + db * f->xmax));
+            double reach = fmax_(fabs(da + db * f->xmin), fabs(da + db * f->xmax));
             f->cheb = reach <= FIT_CHEB, f->taken = 0;
             if (f->cheb) { /* Chebyshev's step: Newton's less half H^-1 q, q = sum t (da + db x)^2 (1, x) */
                 double q0 = (da * da) * S[6] + (2.0 * da * db) * S[7] + (db * db) * S[8];
@@ -1093,7 +1099,7 @@ static int fsm_step(fit_fsm *f)
                 db = db - 0.5 * ((S[2] * q1 - S[3] * q0) / det);
             }
             f->da = da, f->db = db;
-            f->full = fmax(fabs(da) / (1.0 + fabs(f->a)), fabs(db) / (1.0 + fabs(f->b)));
+            f->full = fmax_(fabs(da) / (1.0 + fabs(f->a)), fabs(db) / (1.0 + fabs(f->b)));
             if (!(f->cheb || f->full <= FIT_NEAR || reach <= FIT_SAFE)) {
                 if (!f->have_ll) /* the same sums again, with the likelihood */
                     FSM_PASS(f->a, f->b, PASS_JOINT | PASS_LL, S);
@@ -1184,8 +1190,7 @@ static int group_cells(const fit_in *in, Py_ssize_t g, double *xp, double *wp, d
 static void slot_start(cal_slots *sl, int k, fit_fsm *f, int joint)
 {
     double W = 0.0, P = 0.0, SX = 0.0;
-    memset(f, 0, sizeof *f);
-    f->joint = joint;
+    f->state = 0, f->joint = joint; /* fsm_step writes every other number before it reads it */
     for (int c = 0; c < 2; c++) {
         const int m = sl->m[c][k];
         double l0[8], l1[8], lmn = INFINITY, lmx = -INFINITY;
@@ -1209,7 +1214,7 @@ static void slot_start(cal_slots *sl, int k, fit_fsm *f, int joint)
     }
     f->W = W, f->P = P;
     f->xmin = f->mn[0] < f->mn[1] ? f->mn[0] : f->mn[1], f->xmax = f->mx[0] > f->mx[1] ? f->mx[0] : f->mx[1];
-    f->ob = P / W, f->a = log(f->ob) - log1p(-f->ob) - SX / W, f->b = 1.0;
+    f->ob = P / W, f->lob = log(f->ob), f->l1ob = log1p(-f->ob), f->a = f->lob - f->l1ob - SX / W, f->b = 1.0;
 }
 
 /* The groups a run takes (slots_run): a window of FIT_WINDOW groups at a time, each group's cells of
@@ -1283,18 +1288,20 @@ static Py_ssize_t queue_next(fit_queue *q)
     return q->window + q->order[q->at++];
 }
 
-/* slot k takes group g: its cells of each class (at most SLOT_CELLS each) in place k, then zeros */
+/* slot k takes group g: its cells of each class (at most SLOT_CELLS each) in place k, then zeros (over
+ * the cells of the group before it: the places past those hold zeros already, from calloc) */
 static void slot_take(cal_slots *sl, int k, const fit_in *in, Py_ssize_t g)
 {
     double xs[2][SLOT_CELLS + 1], ws[2][SLOT_CELLS + 1]; /* (and a spare: group_cells) */
     Py_ssize_t m[2];
     group_cells(in, g, xs[0], ws[0], xs[1], ws[1], SLOT_CELLS, &m[0], &m[1]);
     for (int c = 0; c < 2; c++) {
+        const int was = sl->m[c][k];
+        for (int j = 0; j < m[c]; j++)
+            sl->x[c][j][k] = xs[c][j], sl->w[c][j][k] = ws[c][j];
+        for (int j = (int)m[c]; j < was; j++)
+            sl->x[c][j][k] = sl->w[c][j][k] = 0.0;
         sl->m[c][k] = (int)m[c];
-        for (int j = 0; j < SLOT_CELLS; j++) {
-            sl->x[c][j][k] = j < m[c] ? xs[c][j] : 0.0;
-            sl->w[c][j][k] = j < m[c] ? ws[c][j] : 0.0;
-        }
     }
 }
 
@@ -1342,6 +1349,9 @@ static int slots_run(fit_queue *q)
                     o[g] = f[k].ra, o[G + g] = f[k].rb;
             }
             if (!live[k]) { /* no group left to take: no cells */
+                for (int c = 0; c < 2; c++)
+                    for (int j = 0; j < sl->m[c][k]; j++)
+                        sl->x[c][j][k] = sl->w[c][j][k] = 0.0;
                 sl->m[0][k] = sl->m[1][k] = 0;
                 sl->a[k] = sl->b[k] = 0.0;
             } else if (!(isfinite(f[k].qa) && isfinite(f[k].qb))) {
