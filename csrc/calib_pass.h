@@ -378,6 +378,81 @@ static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
     }
 }
 
+static inline __attribute__((always_inline)) cvd CAL(vload)(const double *p)
+{
+    cvd v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* fmax_ (calibration.c) lane by lane: x where y is NaN or x >= y, else y */
+static inline __attribute__((always_inline)) cvd CAL(vfmax)(cvd x, cvd y)
+{
+    return CAL(vblend)((x >= y) | (y != y), x, y);
+}
+
+/* The Newton step of fsm_step (calibration.c) for every slot of the mask cand, every lane a slot, from
+ * the sums of its pass (S), its (a, b) (where the pass was made), xmin, xmax and near: the slots
+ * waiting in FSM_OFFSET (the offset fit; joint 0) or in FSM_JOINT (the joint fit's pass after a
+ * Newton step, its likelihood not made), with an iteration left.  The same IEEE operations in the
+ * same order as fsm_step's, lane by lane (fsm_step's branches made as both sides and a choice): the
+ * same bits.  Into todo[k]: STEP_DONE (the fit is (na, nb)), STEP_PASS (the next pass at (na, nb),
+ * near nnear), or STEP_ALONE where fsm_step takes another way (a curvature not positive, a step not
+ * finite, one that needs the likelihood, the last iteration): fsm_step then makes it from S, as
+ * without this step.  A lane outside cand makes numbers that are not read. */
+static void CAL(step)(cal_slots *sl, uint32_t cand, int joint)
+{
+    const uint32_t lanes = CLN == 32 ? 0xffffffffu : (1u << CLN) - 1u;
+    const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;
+    const cvd inf = CAL(vsplat)(INFINITY);
+#define VABS(v) ((cvd)((cvm)(v) & absmask))
+    for (int u = 0; u < SLOTS / CLN; u++) {
+        if (!(cand >> (u * CLN) & lanes))
+            continue;
+        const int at = u * CLN;
+        cvd S0 = CAL(vload)(sl->S[0] + at), S2 = CAL(vload)(sl->S[2] + at), S6 = CAL(vload)(sl->S[6] + at);
+        cvd a = CAL(vload)(sl->a + at), na, nb, full;
+        cvm ok, cheb, near, done, nnear;
+        memcpy(&near, sl->near + at, sizeof near);
+        if (!joint) {
+            ok = S2 > 0;
+            cvd step = S0 / S2;
+            cheb = VABS(step) <= FIT_CHEB;
+            cvd step2 = step - S6 * (step * step) / (2.0 * S2);
+            step = CAL(vblend)(cheb, step2, step);
+            na = a + step;
+            full = VABS(step) / (1.0 + VABS(na));
+            nb = CAL(vsplat)(1.0);
+        } else {
+            cvd S1 = CAL(vload)(sl->S[1] + at), S3 = CAL(vload)(sl->S[3] + at), S4 = CAL(vload)(sl->S[4] + at);
+            cvd S7 = CAL(vload)(sl->S[7] + at), S8 = CAL(vload)(sl->S[8] + at), S9 = CAL(vload)(sl->S[9] + at);
+            cvd b = CAL(vload)(sl->b + at), xmin = CAL(vload)(sl->xmin + at), xmax = CAL(vload)(sl->xmax + at);
+            cvd det = S2 * S4 - S3 * S3;
+            cvd da = (S4 * S0 - S3 * S1) / det, db = (S2 * S1 - S3 * S0) / det;
+            ok = (det > 0) & (VABS(da) < inf) & (VABS(db) < inf);
+            cvd reach = CAL(vfmax)(VABS(da + db * xmin), VABS(da + db * xmax));
+            cheb = reach <= FIT_CHEB;
+            cvd q0 = (da * da) * S6 + (2.0 * da * db) * S7 + (db * db) * S8;
+            cvd q1 = (da * da) * S7 + (2.0 * da * db) * S8 + (db * db) * S9;
+            cvd da2 = da - 0.5 * ((S4 * q0 - S3 * q1) / det);
+            cvd db2 = db - 0.5 * ((S2 * q1 - S3 * q0) / det);
+            da = CAL(vblend)(cheb, da2, da), db = CAL(vblend)(cheb, db2, db);
+            full = CAL(vfmax)(VABS(da) / (1.0 + VABS(a)), VABS(db) / (1.0 + VABS(b)));
+            ok &= cheb | (full <= FIT_NEAR) | (reach <= FIT_SAFE);
+            na = a + da, nb = b + db;
+        }
+        done = (full <= 1e-15) | near | (cheb & (full <= FIT_NEAR));
+        nnear = full <= FIT_NEAR;
+        const cvm st_done = (cvm){0} + STEP_DONE, st_pass = (cvm){0} + STEP_PASS;
+        cvm todo = ok & ((done & st_done) | (~done & st_pass)); /* STEP_ALONE: 0 */
+        memcpy(sl->todo + at, &todo, sizeof todo);
+        memcpy(sl->na + at, &na, sizeof na);
+        memcpy(sl->nb + at, &nb, sizeof nb);
+        memcpy(sl->nnear + at, &nnear, sizeof nnear);
+    }
+#undef VABS
+}
+
 #undef CLN
 #undef cvd
 #undef cvm

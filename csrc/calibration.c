@@ -624,6 +624,15 @@ typedef struct {
     int neg;
 } cal_seq;
 
+/* Newton's iterations before a fit is called unconverged (NaN); a relative step this small is inside
+ * Newton's quadratic convergence; a step that moves no cell's linear predictor by more than FIT_SAFE
+ * raises the likelihood for sure; one that moves none by more than FIT_CHEB is near enough the
+ * maximum for Chebyshev's step (fit_group) */
+#define FIT_MAX_ITER 100
+#define FIT_NEAR 1e-8
+#define FIT_SAFE 1.0
+#define FIT_CHEB 0.1
+
 /* Small groups fitted together (slots_run): up to SLOTS groups whose classes have at most SLOT_CELLS
  * cells each, slot k's group kept in place k from its first pass to its last (no layout a pass): cell
  * j of class c at x[c][j][k], w[c][j][k] (m[c][k] of them, then weight 0 and x 0), the (a, b) of the
@@ -637,7 +646,12 @@ typedef struct {
     int m[2][SLOTS];
     double out[2][12][SLOTS];
     double S[10][SLOTS]; /* the sums of each slot's pass (fit_sums' out, calib_pass.h) */
+    /* the slots' step (calib_pass.h): each slot's least and largest x and its fit's near, and what the
+     * step makes: the new (a, b), near, and what the slot is to do (STEP_*) */
+    double xmin[SLOTS], xmax[SLOTS], na[SLOTS], nb[SLOTS];
+    long long near[SLOTS], nnear[SLOTS], todo[SLOTS];
 } cal_slots;
+enum { STEP_ALONE = 0, STEP_PASS = -1, STEP_DONE = -2 }; /* fsm_step goes on / the next pass / the fit */
 
 /* The fit's pass (calib_pass.h), compiled for the baseline and, on x86-64 with GCC, for AVX2 and
  * AVX-512 too: the same bits from each (the tests compare them: cal_target). */
@@ -670,16 +684,19 @@ typedef struct {
 typedef void (*pass_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
 typedef void (*prep_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double[4]);
 typedef void (*slots_fn)(cal_slots *, uint32_t, uint32_t, int);
+typedef void (*step_fn)(cal_slots *, uint32_t, int);
 typedef struct {
     const char *name;
     pass_fn pass;
     prep_fn prep;
     slots_fn slots;
+    step_fn step;
 } cal_ops;
 
-static const cal_ops ops_base = {"base", pass_base, prep_base, slots_base};
+static const cal_ops ops_base = {"base", pass_base, prep_base, slots_base, step_base};
 #ifdef CAL_TARGETS
-static const cal_ops ops_v3 = {"v3", pass_v3, prep_v3, slots_v3}, ops_v4 = {"v4", pass_v4, prep_v4, slots_v4};
+static const cal_ops ops_v3 = {"v3", pass_v3, prep_v3, slots_v3, step_v3},
+                     ops_v4 = {"v4", pass_v4, prep_v4, slots_v4, step_v4};
 #endif
 static const char *cal_forced = NULL; /* test-only: cal_target's choice */
 
@@ -714,14 +731,6 @@ PyObject *nv_cal_target(PyObject *Py_UNUSED(self), PyObject *args)
     return PyUnicode_FromString(cal_pick()->name);
 }
 
-/* Newton's iterations before a fit is called unconverged (NaN); a relative step this small is inside
- * Newton's quadratic convergence; a step that moves no cell's linear predictor by more than FIT_SAFE
- * raises the likelihood for sure; one that moves none by more than FIT_CHEB is near enough the
- * maximum for Chebyshev's step (fit_group) */
-#define FIT_MAX_ITER 100
-#define FIT_NEAR 1e-8
-#define FIT_SAFE 1.0
-#define FIT_CHEB 0.1
 /* A class's cells are taken in chunks of FIT_CHUNK from its first (each chunk's sums made alone, in
  * its eight lanes, then the chunks' added in their order: the positives' chunks, then the
  * negatives'), so that chunks can go to threads without changing a bit: a class of at most FIT_CHUNK
@@ -1018,6 +1027,10 @@ static int fit_threads(void)
  * pass, calib_pass.h), across the groups, so that one group's chain runs beside the others'.  Every
  * number is made by the same operations in the same order as fit_group's for that group alone: the
  * same bits (tests/test_calibration_groups.py). */
+/* the two states where fsm_step waits for a pass that the slots' step (calib_pass.h) can go on from:
+ * the offset fit's pass, and the joint fit's pass at the end of a Newton step (no line of this file's
+ * number: those are FSM_PASS's states) */
+enum { FSM_OFFSET = 1, FSM_JOINT = 2 };
 typedef struct {
     int state, joint, near, it, have_ll, from_null, second, cheb, taken, half, flags;
     double W, P, ob, lob, l1ob, a, b, xmin, xmax, a_null, ll_null, da, db, full, ra, rb; /* lob, l1ob: log(ob), log1p(-ob) */
@@ -1026,13 +1039,15 @@ typedef struct {
     double qa, qb;             /* where the pass is asked for, with flags */
 } fit_fsm;
 
-/* ask for the pass at (A, B) with flags FL into DST, and come back here with it */
-#define FSM_PASS(A, B, FL, DST)                                                                                    \
+/* ask for the pass at (A, B) with flags FL into DST, and come back here with it (state ID: FSM_PASS's
+ * the line's number, FSM_PASS_AT's a name) */
+#define FSM_PASS_AT(ID, A, B, FL, DST)                                                                             \
     do {                                                                                                           \
-        f->qa = (A), f->qb = (B), f->flags = (FL), f->dst = (DST), f->state = __LINE__;                            \
+        f->qa = (A), f->qb = (B), f->flags = (FL), f->dst = (DST), f->state = (ID);                                \
         return 1;                                                                                                  \
-    case __LINE__:;                                                                                                \
+    case ID:;                                                                                                      \
     } while (0)
+#define FSM_PASS(A, B, FL, DST) FSM_PASS_AT(__LINE__, A, B, FL, DST)
 
 /* fit_group (from its prep's numbers on) and newton2, one group: 1 with a pass asked for (f->qa, f->qb,
  * f->flags into f->dst), 0 when done (f->ra, f->rb; NaN when the fit fails).  The arithmetic and the
@@ -1047,7 +1062,7 @@ static int fsm_step(fit_fsm *f)
         f->near = 0;
         if (!f->joint) {
             for (f->it = 0; f->it < FIT_MAX_ITER; f->it++) {
-                FSM_PASS(f->a, 1.0, 0, S); /* the offset fit's sums */
+                FSM_PASS_AT(FSM_OFFSET, f->a, 1.0, 0, S); /* the offset fit's sums */
                 if (!(S[2] > 0))
                     break;
                 double step = S[0] / S[2];
@@ -1121,7 +1136,7 @@ static int fsm_step(fit_fsm *f)
             if (f->taken) { /* the sums at the point the step reaches */
                 memcpy(S, T, sizeof f->T), f->have_ll = 1;
             } else {
-                FSM_PASS(f->a, f->b, PASS_JOINT, S);
+                FSM_PASS_AT(FSM_JOINT, f->a, f->b, PASS_JOINT, S);
                 f->have_ll = 0;
             }
         }
@@ -1136,6 +1151,7 @@ static int fsm_step(fit_fsm *f)
     return 0;
 }
 #undef FSM_PASS
+#undef FSM_PASS_AT
 
 /* The groups' cells as logit_fit is given them: cell i of group g at bounds[g] .. bounds[g + 1] - 1,
  * x its logit, pos its positives' weight, w2 its weight (or, w2neg, its negatives': the weight pos +
@@ -1214,6 +1230,7 @@ static void slot_start(cal_slots *sl, int k, fit_fsm *f, int joint)
     }
     f->W = W, f->P = P;
     f->xmin = f->mn[0] < f->mn[1] ? f->mn[0] : f->mn[1], f->xmax = f->mx[0] > f->mx[1] ? f->mx[0] : f->mx[1];
+    sl->xmin[k] = f->xmin, sl->xmax[k] = f->xmax;
     f->ob = P / W, f->lob = log(f->ob), f->l1ob = log1p(-f->ob), f->a = f->lob - f->l1ob - SX / W, f->b = 1.0;
 }
 
@@ -1333,7 +1350,7 @@ static int slots_run(fit_queue *q)
         return -1;
     }
     for (;;) {
-        uint32_t act = 0, ll = 0, alone = 0;
+        uint32_t act = 0, ll = 0, alone = 0, cand = 0;
         for (int k = 0; k < SLOTS; k++) {
             while (!live[k] && more && !bad) {
                 Py_ssize_t g = queue_next(q);
@@ -1361,12 +1378,16 @@ static int slots_run(fit_queue *q)
                 act |= 1u << k;
                 ll |= (f[k].flags & PASS_LL) ? 1u << k : 0;
                 sl->a[k] = f[k].qa, sl->b[k] = f[k].qb;
+                if ((f[k].state == FSM_OFFSET || f[k].state == FSM_JOINT) && f[k].it + 1 < FIT_MAX_ITER)
+                    cand |= 1u << k, sl->near[k] = f[k].near ? -1 : 0;
             }
         }
         if (bad || !(act | alone)) /* a slot not live has no group left to take */
             break;
         if (act)
             q->ops->slots(sl, act, ll, q->joint);
+        if (cand)
+            q->ops->step(sl, cand, q->joint);
         for (int k = 0; k < SLOTS; k++) {
             if (!live[k])
                 continue;
@@ -1377,6 +1398,18 @@ static int slots_run(fit_queue *q)
                 fit_span sp = span_of(0, sl->m[0][k], 0, sl->m[1][k]);
                 chunk_buf cb = {.many = NULL};
                 fit_sums(&s1, &cb, &sp, f[k].qa, f[k].qb, f[k].flags, f[k].dst); /* two chunks: no memory */
+            } else if (cand >> k & 1 && sl->todo[k] != STEP_ALONE) { /* the slots' step went on */
+                fit_fsm *fk = &f[k];
+                if (sl->todo[k] == STEP_DONE) {
+                    o[who[k]] = sl->na[k], o[G + who[k]] = sl->nb[k];
+                    live[k] = 0;
+                } else { /* fsm_step's next pass, in the same state */
+                    fk->a = fk->qa = sl->na[k];
+                    if (q->joint)
+                        fk->b = fk->qb = sl->nb[k], fk->have_ll = 0;
+                    fk->near = sl->nnear[k] != 0, fk->it++;
+                }
+                continue;
             } else
                 for (int m = 0; m < 10; m++)
                     f[k].dst[m] = sl->S[m][k];
