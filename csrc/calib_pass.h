@@ -342,7 +342,7 @@ static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
     for (int u = 0; u < SLOTS / CLN; u++) {
         if (!(act >> (u * CLN) & lanes))
             continue;
-        cvm keep_ll;
+        cvm keep_ll = (cvm){0};
         for (int i = 0; i < CLN; i++)
             keep_ll[i] = (ll >> (u * CLN + i) & 1u) ? -1 : 0;
         cvd tt[12], cc[2];
@@ -396,11 +396,14 @@ static inline __attribute__((always_inline)) cvd CAL(vfmax)(cvd x, cvd y)
  * waiting in FSM_OFFSET (the offset fit; joint 0) or in FSM_JOINT (the joint fit's pass after a
  * Newton step, its likelihood not made), with an iteration left.  The same IEEE operations in the
  * same order as fsm_step's, lane by lane (fsm_step's branches made as both sides and a choice): the
- * same bits.  Into todo[k]: STEP_DONE (the fit is (na, nb)), STEP_PASS (the next pass at (na, nb),
- * near nnear), or STEP_ALONE where fsm_step takes another way (a curvature not positive, a step not
- * finite, one that needs the likelihood, the last iteration): fsm_step then makes it from S, as
- * without this step.  A lane outside cand makes numbers that are not read. */
-static void CAL(step)(cal_slots *sl, uint32_t cand, int joint)
+ * same bits.  And the slots of the mask first (within cand), waiting in FSM_FIRST (the joint fit's
+ * first pass, at (a, 1)): where fit_group's newton_reach is at most FIT_SAFE (the same numbers as the
+ * step's reach), its first Newton step (near 0; slots_run puts the slot in FSM_JOINT).  Into todo[k]:
+ * STEP_DONE (the fit is (na, nb)), STEP_PASS (the next pass at (na, nb), near nnear), or STEP_ALONE
+ * where fsm_step takes another way (a curvature not positive, a step not finite, one that needs the
+ * likelihood, the last iteration): fsm_step then makes it from S, as without this step.  A lane
+ * outside cand makes numbers that are not read. */
+static void CAL(step)(cal_slots *sl, uint32_t cand, uint32_t first, int joint)
 {
     const uint32_t lanes = CLN == 32 ? 0xffffffffu : (1u << CLN) - 1u;
     const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;
@@ -439,6 +442,10 @@ static void CAL(step)(cal_slots *sl, uint32_t cand, int joint)
             da = CAL(vblend)(cheb, da2, da), db = CAL(vblend)(cheb, db2, db);
             full = CAL(vfmax)(VABS(da) / (1.0 + VABS(a)), VABS(db) / (1.0 + VABS(b)));
             ok &= cheb | (full <= FIT_NEAR) | (reach <= FIT_SAFE);
+            cvm fm = (cvm){0};
+            for (int i = 0; i < CLN; i++)
+                fm[i] = (first >> (at + i) & 1u) ? -1 : 0;
+            ok &= ~fm | (reach <= FIT_SAFE); /* the first: fit_group's newton_reach(S) <= FIT_SAFE */
             na = a + da, nb = b + db;
         }
         done = (full <= 1e-15) | near | (cheb & (full <= FIT_NEAR));

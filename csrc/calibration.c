@@ -684,7 +684,7 @@ enum { STEP_ALONE = 0, STEP_PASS = -1, STEP_DONE = -2 }; /* fsm_step goes on / t
 typedef void (*pass_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
 typedef void (*prep_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double[4]);
 typedef void (*slots_fn)(cal_slots *, uint32_t, uint32_t, int);
-typedef void (*step_fn)(cal_slots *, uint32_t, int);
+typedef void (*step_fn)(cal_slots *, uint32_t, uint32_t, int);
 typedef struct {
     const char *name;
     pass_fn pass;
@@ -1027,10 +1027,10 @@ static int fit_threads(void)
  * pass, calib_pass.h), across the groups, so that one group's chain runs beside the others'.  Every
  * number is made by the same operations in the same order as fit_group's for that group alone: the
  * same bits (tests/test_calibration_groups.py). */
-/* the two states where fsm_step waits for a pass that the slots' step (calib_pass.h) can go on from:
- * the offset fit's pass, and the joint fit's pass at the end of a Newton step (no line of this file's
- * number: those are FSM_PASS's states) */
-enum { FSM_OFFSET = 1, FSM_JOINT = 2 };
+/* the states where fsm_step waits for a pass that the slots' step (calib_pass.h) can go on from: the
+ * offset fit's pass, the joint fit's pass at the end of a Newton step, and its first pass, at the
+ * calibrated start (no line of this file's number: those are FSM_PASS's states) */
+enum { FSM_OFFSET = 1, FSM_JOINT = 2, FSM_FIRST = 3 };
 typedef struct {
     int state, joint, near, it, have_ll, from_null, second, cheb, taken, half, flags;
     double W, P, ob, lob, l1ob, a, b, xmin, xmax, a_null, ll_null, da, db, full, ra, rb; /* lob, l1ob: log(ob), log1p(-ob) */
@@ -1082,7 +1082,7 @@ static int fsm_step(fit_fsm *f)
         if (f->mx[1] <= f->mn[0] || f->mx[0] <= f->mn[1]) /* the scores separate the classes */
             return 0;
         f->a_null = f->lob - f->l1ob, f->ll_null = f->P * f->lob + (f->W - f->P) * f->l1ob;
-        FSM_PASS(f->a, f->b, PASS_JOINT, S);
+        FSM_PASS_AT(FSM_FIRST, f->a, f->b, PASS_JOINT, S);
         f->from_null = 0, f->have_ll = 0;
         if (!(newton_reach(S, f->xmin, f->xmax) <= FIT_SAFE)) {
             FSM_PASS(f->a, f->b, PASS_JOINT | PASS_LL, S);
@@ -1350,7 +1350,7 @@ static int slots_run(fit_queue *q)
         return -1;
     }
     for (;;) {
-        uint32_t act = 0, ll = 0, alone = 0, cand = 0;
+        uint32_t act = 0, ll = 0, alone = 0, cand = 0, first = 0;
         for (int k = 0; k < SLOTS; k++) {
             while (!live[k] && more && !bad) {
                 Py_ssize_t g = queue_next(q);
@@ -1380,6 +1380,8 @@ static int slots_run(fit_queue *q)
                 sl->a[k] = f[k].qa, sl->b[k] = f[k].qb;
                 if ((f[k].state == FSM_OFFSET || f[k].state == FSM_JOINT) && f[k].it + 1 < FIT_MAX_ITER)
                     cand |= 1u << k, sl->near[k] = f[k].near ? -1 : 0;
+                else if (f[k].state == FSM_FIRST) /* its Newton iterations from the first */
+                    cand |= 1u << k, first |= 1u << k, sl->near[k] = 0;
             }
         }
         if (bad || !(act | alone)) /* a slot not live has no group left to take */
@@ -1387,7 +1389,7 @@ static int slots_run(fit_queue *q)
         if (act)
             q->ops->slots(sl, act, ll, q->joint);
         if (cand)
-            q->ops->step(sl, cand, q->joint);
+            q->ops->step(sl, cand, first, q->joint);
         for (int k = 0; k < SLOTS; k++) {
             if (!live[k])
                 continue;
@@ -1403,11 +1405,15 @@ static int slots_run(fit_queue *q)
                 if (sl->todo[k] == STEP_DONE) {
                     o[who[k]] = sl->na[k], o[G + who[k]] = sl->nb[k];
                     live[k] = 0;
-                } else { /* fsm_step's next pass, in the same state */
+                } else { /* fsm_step's next pass: in FSM_JOINT after a joint step */
                     fk->a = fk->qa = sl->na[k];
                     if (q->joint)
                         fk->b = fk->qb = sl->nb[k], fk->have_ll = 0;
-                    fk->near = sl->nnear[k] != 0, fk->it++;
+                    fk->near = sl->nnear[k] != 0;
+                    if (first >> k & 1) /* fit_group's start from (a, 1) and newton2's first step */
+                        fk->from_null = fk->second = 0, fk->ra = fk->rb = NAN, fk->it = 0, fk->state = FSM_JOINT;
+                    else
+                        fk->it++;
                 }
                 continue;
             } else
