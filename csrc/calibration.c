@@ -1545,6 +1545,62 @@ PyObject *nv_logit_fit_classes(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("dd", a, b);
 }
 
+/* fit_why(sc, pos, neg, bounds, groups) -> bytearray of len(groups) int64: the joint fit's reason
+ * (perfeval.measures.reasons.fit_groups_why) for each group g of groups, from its cells bounds[g] ..
+ * bounds[g + 1] - 1 (sc their scores, pos and neg their weights of each class; at least one): i >= 0
+ * when exactly one cell is live (pos + neg > 0), i that cell; else -2 when the scores separate the
+ * classes (the least score of the cells with pos > 0 at or above the largest of those with neg > 0, or
+ * the largest at or below the least), else -1.  The tests and their NaN rules of numpy's reduceat
+ * there (a NaN score makes its class's least and largest NaN, which separate nothing). */
+PyObject *nv_fit_why(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *bo, *go;
+    if (!PyArg_ParseTuple(args, "OOOOO", &so, &po, &no, &bo, &go))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0 || nv_arg(&in, go, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "fit_why: scores, pos and neg differ in length");
+        return NULL;
+    }
+    const int64_t *bounds = in.v[3].buf, *groups = in.v[4].buf;
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "fit_why"), K = in.n[4];
+    if (G < 0)
+        return NULL;
+    for (Py_ssize_t j = 0; j < K; j++)
+        if (groups[j] < 0 || groups[j] >= G || bounds[groups[j] + 1] == bounds[groups[j]]) {
+            nv_args_fail(&in, PyExc_ValueError, "fit_why: a group out of range or without a cell");
+            return NULL;
+        }
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, K * 8);
+    if (!res) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    int64_t *code = (int64_t *)PyByteArray_AS_STRING(res);
+    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
+    NOGIL_BEGIN
+    for (Py_ssize_t j = 0; j < K; j++) {
+        Py_ssize_t live = 0, first = -1;
+        double hi_neg = -INFINITY, lo_neg = INFINITY, hi_pos = -INFINITY, lo_pos = INFINITY;
+        for (int64_t i = bounds[groups[j]]; i < bounds[groups[j] + 1]; i++) {
+            const double p = pos[i], n = neg[i], s = sc[i];
+            if (p + n > 0)
+                first = live++ ? first : (Py_ssize_t)i;
+            if (n > 0) /* numpy's maximum and minimum: a NaN stays */
+                hi_neg = s > hi_neg || s != s ? s : hi_neg, lo_neg = s < lo_neg || s != s ? s : lo_neg;
+            if (p > 0)
+                hi_pos = s > hi_pos || s != s ? s : hi_pos, lo_pos = s < lo_pos || s != s ? s : lo_pos;
+        }
+        code[j] = live == 1 ? (int64_t)first : (lo_pos >= hi_neg || hi_pos <= lo_neg) ? -2 : -1;
+    }
+    NOGIL_END
+    nv_args_release(&in);
+    return res;
+}
+
 /* class_runs(scores) -> None, or (values, counts) float64 bytearrays: one class's sorted scores as
  * its cells when two are equal (the runs of equal scores, each with its count), None when they are
  * distinct (each its own cell, of weight 1). */
