@@ -6,7 +6,7 @@
  * ECE's bins (group_bin_sums, bin_sums_split), the Brier score's parts with CORP's isotonic (PAV)
  * recalibration (brier_cells, brier_split), each cell's weight below it (group_below), and the
  * logistic recalibration's Newton fits (fit_cells, class_runs, logit_fit, logit_fit_classes; their
- * pass in calib_pass.h).
+ * pass in calib_pass.h) and why a group's joint fit has no value (fit_why).
  *
  * Why C: each is a sequential walk per group (a stack of pooled blocks; a running sum; Newton's steps
  * over the cells), which numpy has no segmented form of, and a Python loop over 100,000 groups takes
@@ -1024,9 +1024,11 @@ static int fit_threads(void)
  * 3 to 4 times their ROC area.  So the groups whose classes have at most SLOT_CELLS (16) cells each are
  * fitted SLOTS at a time: each group's fit_group / newton2, step for step, as a machine that stops
  * where fit_group makes a pass (fsm_step), and every waiting group's pass made at once (the slots
- * pass, calib_pass.h), across the groups, so that one group's chain runs beside the others'.  Every
- * number is made by the same operations in the same order as fit_group's for that group alone: the
- * same bits (tests/test_calibration_groups.py). */
+ * pass, calib_pass.h), across the groups, so that one group's chain runs beside the others'; the
+ * Newton steps that need no likelihood are then made across the slots too (the slots' step,
+ * calib_pass.h), fsm_step only where a fit takes another way.  Every number is made by the same
+ * operations in the same order as fit_group's for that group alone: the same bits
+ * (tests/test_calibration_groups.py, tests/test_calibration_slots.py). */
 /* the states where fsm_step waits for a pass that the slots' step (calib_pass.h) can go on from: the
  * offset fit's pass, the joint fit's pass at the end of a Newton step, and its first pass, at the
  * calibrated start (no line of this file's number: those are FSM_PASS's states) */
