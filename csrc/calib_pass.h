@@ -233,7 +233,7 @@ static void CAL(prep)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double out
 
 /* The pass (CAL(pass)) of every small group of a cal_slots at once (calibration.c, slots_run): each
  * slot a group whose classes have at most SLOT_CELLS (16) cells each, cell j of a class in position j
- * (m[c][r] of them at place r), the places past its cells holding cells of weight 0 and x 0, at that
+ * (m[c][k] of them in slot k's place), the places past its cells holding cells of weight 0 and x 0, at that
  * slot's (a, b), finite (slots_run fits a slot of another (a, b) alone, by fit_sums).  The vectors
  * here run across the slots, not across a group's cells: a cell's terms are the same IEEE operations
  * whichever lane makes them, so slot k's out[c][o][k] is the pass's out[o] over its class c, bit for
@@ -244,17 +244,21 @@ static void CAL(prep)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double out
  * 0 times a finite number, added to sums that are never -0.0), which the pass adds for its padding
  * and which are left out here past the most cells of a vector's places (M).  Each vector's e =
  * exp(-|z|) are made first, every position's apart (independent chains, so that they overlap),
- * then the terms.  The places 0 .. n_act - 1 are made (the others not read), the likelihood in the
- * vectors holding a place below n_ll (slots_run puts the places that ask for it first), the slope's
- * sums only when joint; slots_run zeroes what a place's flags leave out, as the pass does. */
-static void CAL(slots)(cal_slots *sl, int n_act, int n_ll, int joint)
+ * then the terms.  The vectors holding a slot of the mask act are made (the others not read; a lane
+ * not in act, of no cells or at (0, 0), makes finite numbers that are not read), the likelihood in
+ * those holding a slot of the mask ll (the other lanes' likelihoods not read), the slope's sums only
+ * when joint; slots_run zeroes what a slot's flags leave out, as the pass does. */
+static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
 {
     const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;
     const cvd zero = (cvd){0};
+    const uint32_t lanes = CLN == 32 ? 0xffffffffu : (1u << CLN) - 1u;
     for (int c = 0; c < 2; c++) {
         const int neg = c;
-        for (int u = 0; u < SLOTS / CLN && u * CLN < n_act; u++) {
-            const int want_ll = u * CLN < n_ll;
+        for (int u = 0; u < SLOTS / CLN; u++) {
+            if (!(act >> (u * CLN) & lanes))
+                continue;
+            const int want_ll = (ll >> (u * CLN) & lanes) != 0;
             int M = 0;
             for (int r = u * CLN; r < (u + 1) * CLN; r++)
                 M = sl->m[c][r] > M ? sl->m[c][r] : M;
@@ -331,6 +335,129 @@ static void CAL(slots)(cal_slots *sl, int n_act, int n_ll, int joint)
             }
         }
     }
+    /* each slot's sums S[0 .. 9][k] from its classes' numbers, as slot_sums (calibration.c) adds them
+     * for one slot, every lane a slot: what a pass of the slot's flags leaves out zeroed (the slope's
+     * numbers when not joint, the likelihood, -0.0, in a lane not in ll), the positives' numbers then
+     * the negatives' added to sums from 0.0, g0 and g1 with their rounding errors gathered (two-sum) */
+    for (int u = 0; u < SLOTS / CLN; u++) {
+        if (!(act >> (u * CLN) & lanes))
+            continue;
+        cvm keep_ll = (cvm){0};
+        for (int i = 0; i < CLN; i++)
+            keep_ll[i] = (ll >> (u * CLN + i) & 1u) ? -1 : 0;
+        cvd tt[12], cc[2];
+        for (int m = 0; m < 12; m++)
+            tt[m] = zero;
+        cc[0] = cc[1] = zero;
+        for (int c = 0; c < 2; c++) {
+            cvd q[12];
+            for (int o = 0; o < 12; o++) {
+                if (!joint && (o == 1 || o == 3 || o == 4 || o == 7 || o >= 9))
+                    q[o] = zero;
+                else
+                    memcpy(&q[o], sl->out[c][o] + u * CLN, sizeof q[o]);
+            }
+            q[5] = CAL(vblend)(keep_ll, q[5], CAL(vsplat)(-0.0)); /* the pass's 0.0, negated */
+            for (int m = 0; m < 2; m++) {
+                cvd s2 = tt[m] + q[m], b2 = s2 - tt[m];
+                cc[m] += ((tt[m] - (s2 - b2)) + (q[m] - b2)) + q[6 + m];
+                tt[m] = s2;
+            }
+            for (int m = 2; m < 12; m++)
+                if (m < 6 || m >= 8)
+                    tt[m] += q[m];
+        }
+        cvd S[10];
+        S[0] = tt[0] + cc[0], S[1] = tt[1] + cc[1];
+        for (int m = 2; m < 6; m++)
+            S[m] = tt[m];
+        for (int m = 6; m < 10; m++)
+            S[m] = tt[m + 2];
+        for (int m = 0; m < 10; m++)
+            memcpy(sl->S[m] + u * CLN, &S[m], sizeof S[m]);
+    }
+}
+
+static inline __attribute__((always_inline)) cvd CAL(vload)(const double *p)
+{
+    cvd v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/* fmax_ (calibration.c) lane by lane: x where y is NaN or x >= y, else y */
+static inline __attribute__((always_inline)) cvd CAL(vfmax)(cvd x, cvd y)
+{
+    return CAL(vblend)((x >= y) | (y != y), x, y);
+}
+
+/* The Newton step of fsm_step (calibration.c) for every slot of the mask cand, every lane a slot, from
+ * the sums of its pass (S), its (a, b) (where the pass was made), xmin, xmax and near: the slots
+ * waiting in FSM_OFFSET (the offset fit; joint 0) or in FSM_JOINT (the joint fit's pass after a
+ * Newton step, its likelihood not made), with an iteration left.  The same IEEE operations in the
+ * same order as fsm_step's, lane by lane (fsm_step's branches made as both sides and a choice): the
+ * same bits.  And the slots of the mask first (within cand), waiting in FSM_FIRST (the joint fit's
+ * first pass, at (a, 1)): where fit_group's newton_reach is at most FIT_SAFE (the same numbers as the
+ * step's reach), its first Newton step (near 0; slots_run puts the slot in FSM_JOINT).  Into todo[k]:
+ * STEP_DONE (the fit is (na, nb)), STEP_PASS (the next pass at (na, nb), near nnear), or STEP_ALONE
+ * where fsm_step takes another way (a curvature not positive, a step not finite, one that needs the
+ * likelihood, the last iteration): fsm_step then makes it from S, as without this step.  A lane
+ * outside cand makes numbers that are not read. */
+static void CAL(step)(cal_slots *sl, uint32_t cand, uint32_t first, int joint)
+{
+    const uint32_t lanes = CLN == 32 ? 0xffffffffu : (1u << CLN) - 1u;
+    const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;
+    const cvd inf = CAL(vsplat)(INFINITY);
+#define VABS(v) ((cvd)((cvm)(v) & absmask))
+    for (int u = 0; u < SLOTS / CLN; u++) {
+        if (!(cand >> (u * CLN) & lanes))
+            continue;
+        const int at = u * CLN;
+        cvd S0 = CAL(vload)(sl->S[0] + at), S2 = CAL(vload)(sl->S[2] + at), S6 = CAL(vload)(sl->S[6] + at);
+        cvd a = CAL(vload)(sl->a + at), na, nb, full;
+        cvm ok, cheb, near, done, nnear;
+        memcpy(&near, sl->near + at, sizeof near);
+        if (!joint) {
+            ok = S2 > 0;
+            cvd step = S0 / S2;
+            cheb = VABS(step) <= FIT_CHEB;
+            cvd step2 = step - S6 * (step * step) / (2.0 * S2);
+            step = CAL(vblend)(cheb, step2, step);
+            na = a + step;
+            full = VABS(step) / (1.0 + VABS(na));
+            nb = CAL(vsplat)(1.0);
+        } else {
+            cvd S1 = CAL(vload)(sl->S[1] + at), S3 = CAL(vload)(sl->S[3] + at), S4 = CAL(vload)(sl->S[4] + at);
+            cvd S7 = CAL(vload)(sl->S[7] + at), S8 = CAL(vload)(sl->S[8] + at), S9 = CAL(vload)(sl->S[9] + at);
+            cvd b = CAL(vload)(sl->b + at), xmin = CAL(vload)(sl->xmin + at), xmax = CAL(vload)(sl->xmax + at);
+            cvd det = S2 * S4 - S3 * S3;
+            cvd da = (S4 * S0 - S3 * S1) / det, db = (S2 * S1 - S3 * S0) / det;
+            ok = (det > 0) & (VABS(da) < inf) & (VABS(db) < inf);
+            cvd reach = CAL(vfmax)(VABS(da + db * xmin), VABS(da + db * xmax));
+            cheb = reach <= FIT_CHEB;
+            cvd q0 = (da * da) * S6 + (2.0 * da * db) * S7 + (db * db) * S8;
+            cvd q1 = (da * da) * S7 + (2.0 * da * db) * S8 + (db * db) * S9;
+            cvd da2 = da - 0.5 * ((S4 * q0 - S3 * q1) / det);
+            cvd db2 = db - 0.5 * ((S2 * q1 - S3 * q0) / det);
+            da = CAL(vblend)(cheb, da2, da), db = CAL(vblend)(cheb, db2, db);
+            full = CAL(vfmax)(VABS(da) / (1.0 + VABS(a)), VABS(db) / (1.0 + VABS(b)));
+            ok &= cheb | (full <= FIT_NEAR) | (reach <= FIT_SAFE);
+            cvm fm = (cvm){0};
+            for (int i = 0; i < CLN; i++)
+                fm[i] = (first >> (at + i) & 1u) ? -1 : 0;
+            ok &= ~fm | (reach <= FIT_SAFE); /* the first: fit_group's newton_reach(S) <= FIT_SAFE */
+            na = a + da, nb = b + db;
+        }
+        done = (full <= 1e-15) | near | (cheb & (full <= FIT_NEAR));
+        nnear = full <= FIT_NEAR;
+        const cvm st_done = (cvm){0} + STEP_DONE, st_pass = (cvm){0} + STEP_PASS;
+        cvm todo = ok & ((done & st_done) | (~done & st_pass)); /* STEP_ALONE: 0 */
+        memcpy(sl->todo + at, &todo, sizeof todo);
+        memcpy(sl->na + at, &na, sizeof na);
+        memcpy(sl->nb + at, &nb, sizeof nb);
+        memcpy(sl->nnear + at, &nnear, sizeof nnear);
+    }
+#undef VABS
 }
 
 #undef CLN

@@ -6,7 +6,7 @@
  * ECE's bins (group_bin_sums, bin_sums_split), the Brier score's parts with CORP's isotonic (PAV)
  * recalibration (brier_cells, brier_split), each cell's weight below it (group_below), and the
  * logistic recalibration's Newton fits (fit_cells, class_runs, logit_fit, logit_fit_classes; their
- * pass in calib_pass.h).
+ * pass in calib_pass.h) and why a group's joint fit has no value (fit_why).
  *
  * Why C: each is a sequential walk per group (a stack of pooled blocks; a running sum; Newton's steps
  * over the cells), which numpy has no segmented form of, and a Python loop over 100,000 groups takes
@@ -624,11 +624,20 @@ typedef struct {
     int neg;
 } cal_seq;
 
+/* Newton's iterations before a fit is called unconverged (NaN); a relative step this small is inside
+ * Newton's quadratic convergence; a step that moves no cell's linear predictor by more than FIT_SAFE
+ * raises the likelihood for sure; one that moves none by more than FIT_CHEB is near enough the
+ * maximum for Chebyshev's step (fit_group) */
+#define FIT_MAX_ITER 100
+#define FIT_NEAR 1e-8
+#define FIT_SAFE 1.0
+#define FIT_CHEB 0.1
+
 /* Small groups fitted together (slots_run): up to SLOTS groups whose classes have at most SLOT_CELLS
- * cells each, kept by slot k (xs[k][c][j], ws[k][c][j]: cell j of class c; ms[k][c] of them); for a
- * pass, the groups that wait for one laid out in places r = 0, 1, ...: cell j of class c at
- * x[c][j][r], w[c][j][r] (m[c][r] of them, then weight 0 and x 0), the place's (a, b), and each class's numbers of the pass there (out[c][0 .. 11][r],
- * calib_pass.h). */
+ * cells each, slot k's group kept in place k from its first pass to its last (no layout a pass): cell
+ * j of class c at x[c][j][k], w[c][j][k] (m[c][k] of them, then weight 0 and x 0), the (a, b) of the
+ * pass it asks for (0, 0 for a slot with no pass in the vectors: none, or one made alone), and each
+ * class's numbers of the pass there (out[c][0 .. 11][k], calib_pass.h). */
 #define SLOT_CELLS 16
 #define SLOTS 32
 typedef struct {
@@ -636,9 +645,13 @@ typedef struct {
     double a[SLOTS], b[SLOTS];
     int m[2][SLOTS];
     double out[2][12][SLOTS];
-    double xs[SLOTS][2][SLOT_CELLS + 1], ws[SLOTS][2][SLOT_CELLS + 1]; /* each group's cells, by its slot (and a spare) */
-    int ms[SLOTS][2];
+    double S[10][SLOTS]; /* the sums of each slot's pass (fit_sums' out, calib_pass.h) */
+    /* the slots' step (calib_pass.h): each slot's least and largest x and its fit's near, and what the
+     * step makes: the new (a, b), near, and what the slot is to do (STEP_*) */
+    double xmin[SLOTS], xmax[SLOTS], na[SLOTS], nb[SLOTS];
+    long long near[SLOTS], nnear[SLOTS], todo[SLOTS];
 } cal_slots;
+enum { STEP_ALONE = 0, STEP_PASS = -1, STEP_DONE = -2 }; /* fsm_step goes on / the next pass / the fit */
 
 /* The fit's pass (calib_pass.h), compiled for the baseline and, on x86-64 with GCC, for AVX2 and
  * AVX-512 too: the same bits from each (the tests compare them: cal_target). */
@@ -670,17 +683,20 @@ typedef struct {
 
 typedef void (*pass_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double, double, int, double[12]);
 typedef void (*prep_fn)(const cal_seq *, Py_ssize_t, Py_ssize_t, double[4]);
-typedef void (*slots_fn)(cal_slots *, int, int, int);
+typedef void (*slots_fn)(cal_slots *, uint32_t, uint32_t, int);
+typedef void (*step_fn)(cal_slots *, uint32_t, uint32_t, int);
 typedef struct {
     const char *name;
     pass_fn pass;
     prep_fn prep;
     slots_fn slots;
+    step_fn step;
 } cal_ops;
 
-static const cal_ops ops_base = {"base", pass_base, prep_base, slots_base};
+static const cal_ops ops_base = {"base", pass_base, prep_base, slots_base, step_base};
 #ifdef CAL_TARGETS
-static const cal_ops ops_v3 = {"v3", pass_v3, prep_v3, slots_v3}, ops_v4 = {"v4", pass_v4, prep_v4, slots_v4};
+static const cal_ops ops_v3 = {"v3", pass_v3, prep_v3, slots_v3, step_v3},
+                     ops_v4 = {"v4", pass_v4, prep_v4, slots_v4, step_v4};
 #endif
 static const char *cal_forced = NULL; /* test-only: cal_target's choice */
 
@@ -715,14 +731,6 @@ PyObject *nv_cal_target(PyObject *Py_UNUSED(self), PyObject *args)
     return PyUnicode_FromString(cal_pick()->name);
 }
 
-/* Newton's iterations before a fit is called unconverged (NaN); a relative step this small is inside
- * Newton's quadratic convergence; a step that moves no cell's linear predictor by more than FIT_SAFE
- * raises the likelihood for sure; one that moves none by more than FIT_CHEB is near enough the
- * maximum for Chebyshev's step (fit_group) */
-#define FIT_MAX_ITER 100
-#define FIT_NEAR 1e-8
-#define FIT_SAFE 1.0
-#define FIT_CHEB 0.1
 /* A class's cells are taken in chunks of FIT_CHUNK from its first (each chunk's sums made alone, in
  * its eight lanes, then the chunks' added in their order: the positives' chunks, then the
  * negatives'), so that chunks can go to threads without changing a bit: a class of at most FIT_CHUNK
@@ -849,6 +857,12 @@ static int fit_sums(const fit_src *s, chunk_buf *cb, const fit_span *g, double a
 static int newton2(const fit_src *s, chunk_buf *cb, const fit_span *g, double xmin, double xmax, double a, double b,
                    double S[10], int have_ll, double *ra, double *rb);
 
+/* fmax(x, y) inline (libm's is a call): x when y is NaN or x >= y, else y (both NaN: y) */
+static inline double fmax_(double x, double y)
+{
+    return x >= y || y != y ? x : y;
+}
+
 /* the largest change of a cell's z = a + b x in the Newton step of the joint fit's sums S (NaN when
  * there is none: the curvature not positive) */
 static double newton_reach(const double S[10], double xmin, double xmax)
@@ -857,7 +871,7 @@ static double newton_reach(const double S[10], double xmin, double xmax)
     if (!(det > 0))
         return NAN;
     double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
-    return fmax(fabs(da + db * xmin), fabs(da + db * xmax));
+    return fmax_(fabs(da + db * xmin), fabs(da + db * xmax));
 }
 
 /* The logistic recalibration of one group (its cells of each class, x the logit of each cell's
@@ -1010,24 +1024,32 @@ static int fit_threads(void)
  * 3 to 4 times their ROC area.  So the groups whose classes have at most SLOT_CELLS (16) cells each are
  * fitted SLOTS at a time: each group's fit_group / newton2, step for step, as a machine that stops
  * where fit_group makes a pass (fsm_step), and every waiting group's pass made at once (the slots
- * pass, calib_pass.h), across the groups, so that one group's chain runs beside the others'.  Every
- * number is made by the same operations in the same order as fit_group's for that group alone: the
- * same bits (tests/test_calibration_groups.py). */
+ * pass, calib_pass.h), across the groups, so that one group's chain runs beside the others'; the
+ * Newton steps that need no likelihood are then made across the slots too (the slots' step,
+ * calib_pass.h), fsm_step only where a fit takes another way.  Every number is made by the same
+ * operations in the same order as fit_group's for that group alone: the same bits
+ * (tests/test_calibration_groups.py, tests/test_calibration_slots.py). */
+/* the states where fsm_step waits for a pass that the slots' step (calib_pass.h) can go on from: the
+ * offset fit's pass, the joint fit's pass at the end of a Newton step, and its first pass, at the
+ * calibrated start (no line of this file's number: those are FSM_PASS's states) */
+enum { FSM_OFFSET = 1, FSM_JOINT = 2, FSM_FIRST = 3 };
 typedef struct {
     int state, joint, near, it, have_ll, from_null, second, cheb, taken, half, flags;
-    double W, P, ob, a, b, xmin, xmax, a_null, ll_null, da, db, full, ra, rb;
+    double W, P, ob, lob, l1ob, a, b, xmin, xmax, a_null, ll_null, da, db, full, ra, rb; /* lob, l1ob: log(ob), log1p(-ob) */
     double mn[2], mx[2];
     double S[10], T[10], *dst; /* the pass's sums go to dst (S or T) */
     double qa, qb;             /* where the pass is asked for, with flags */
 } fit_fsm;
 
-/* ask for the pass at (A, B) with flags FL into DST, and come back here with it */
-#define FSM_PASS(A, B, FL, DST)                                                                                    \
+/* ask for the pass at (A, B) with flags FL into DST, and come back here with it (state ID: FSM_PASS's
+ * the line's number, FSM_PASS_AT's a name) */
+#define FSM_PASS_AT(ID, A, B, FL, DST)                                                                             \
     do {                                                                                                           \
-        f->qa = (A), f->qb = (B), f->flags = (FL), f->dst = (DST), f->state = __LINE__;                            \
+        f->qa = (A), f->qb = (B), f->flags = (FL), f->dst = (DST), f->state = (ID);                                \
         return 1;                                                                                                  \
-    case __LINE__:;                                                                                                \
+    case ID:;                                                                                                      \
     } while (0)
+#define FSM_PASS(A, B, FL, DST) FSM_PASS_AT(__LINE__, A, B, FL, DST)
 
 /* fit_group (from its prep's numbers on) and newton2, one group: 1 with a pass asked for (f->qa, f->qb,
  * f->flags into f->dst), 0 when done (f->ra, f->rb; NaN when the fit fails).  The arithmetic and the
@@ -1042,7 +1064,7 @@ static int fsm_step(fit_fsm *f)
         f->near = 0;
         if (!f->joint) {
             for (f->it = 0; f->it < FIT_MAX_ITER; f->it++) {
-                FSM_PASS(f->a, 1.0, 0, S); /* the offset fit's sums */
+                FSM_PASS_AT(FSM_OFFSET, f->a, 1.0, 0, S); /* the offset fit's sums */
                 if (!(S[2] > 0))
                     break;
                 double step = S[0] / S[2];
@@ -1061,8 +1083,8 @@ static int fsm_step(fit_fsm *f)
         }
         if (f->mx[1] <= f->mn[0] || f->mx[0] <= f->mn[1]) /* the scores separate the classes */
             return 0;
-        f->a_null = log(f->ob) - log1p(-f->ob), f->ll_null = f->P * log(f->ob) + (f->W - f->P) * log1p(-f->ob);
-        FSM_PASS(f->a, f->b, PASS_JOINT, S);
+        f->a_null = f->lob - f->l1ob, f->ll_null = f->P * f->lob + (f->W - f->P) * f->l1ob;
+        FSM_PASS_AT(FSM_FIRST, f->a, f->b, PASS_JOINT, S);
         f->from_null = 0, f->have_ll = 0;
         if (!(newton_reach(S, f->xmin, f->xmax) <= FIT_SAFE)) {
             FSM_PASS(f->a, f->b, PASS_JOINT | PASS_LL, S);
@@ -1085,7 +1107,7 @@ static int fsm_step(fit_fsm *f)
             double da = (S[4] * S[0] - S[3] * S[1]) / det, db = (S[2] * S[1] - S[3] * S[0]) / det;
             if (!isfinite(da) || !isfinite(db))
                 break;
-            double reach = fmax(fabs(da + db * f->xmin), fabs(da + db * f->xmax));
+            double reach = fmax_(fabs(da + db * f->xmin), fabs(da + db * f->xmax));
             f->cheb = reach <= FIT_CHEB, f->taken = 0;
             if (f->cheb) { /* Chebyshev's step: Newton's less half H^-1 q, q = sum t (da + db x)^2 (1, x) */
                 double q0 = (da * da) * S[6] + (2.0 * da * db) * S[7] + (db * db) * S[8];
@@ -1094,7 +1116,7 @@ static int fsm_step(fit_fsm *f)
                 db = db - 0.5 * ((S[2] * q1 - S[3] * q0) / det);
             }
             f->da = da, f->db = db;
-            f->full = fmax(fabs(da) / (1.0 + fabs(f->a)), fabs(db) / (1.0 + fabs(f->b)));
+            f->full = fmax_(fabs(da) / (1.0 + fabs(f->a)), fabs(db) / (1.0 + fabs(f->b)));
             if (!(f->cheb || f->full <= FIT_NEAR || reach <= FIT_SAFE)) {
                 if (!f->have_ll) /* the same sums again, with the likelihood */
                     FSM_PASS(f->a, f->b, PASS_JOINT | PASS_LL, S);
@@ -1116,7 +1138,7 @@ static int fsm_step(fit_fsm *f)
             if (f->taken) { /* the sums at the point the step reaches */
                 memcpy(S, T, sizeof f->T), f->have_ll = 1;
             } else {
-                FSM_PASS(f->a, f->b, PASS_JOINT, S);
+                FSM_PASS_AT(FSM_JOINT, f->a, f->b, PASS_JOINT, S);
                 f->have_ll = 0;
             }
         }
@@ -1131,36 +1153,7 @@ static int fsm_step(fit_fsm *f)
     return 0;
 }
 #undef FSM_PASS
-
-/* slot k's pass numbers out[c][.][k] as fit_sums adds them (its two chunks, the positives' then the
- * negatives'), after zeroing what the pass leaves out under the slot's flags */
-static void slot_sums(const cal_slots *sl, int r, int flags, double out[10])
-{
-    const int want_ll = flags & PASS_LL, joint = flags & PASS_JOINT;
-    double t[12] = {0}, c[2] = {0};
-    for (int cl = 0; cl < 2; cl++) {
-        double q[12];
-        for (int o = 0; o < 12; o++)
-            q[o] = sl->out[cl][o][r];
-        if (!joint)
-            q[1] = q[3] = q[4] = q[7] = q[9] = q[10] = q[11] = 0.0;
-        if (!want_ll)
-            q[5] = -0.0; /* the pass's 0.0, negated */
-        for (int m = 0; m < 2; m++) {
-            double s2 = t[m] + q[m], b2 = s2 - t[m];
-            c[m] += ((t[m] - (s2 - b2)) + (q[m] - b2)) + q[6 + m];
-            t[m] = s2;
-        }
-        for (int m = 2; m < 12; m++)
-            if (m < 6 || m >= 8)
-                t[m] += q[m];
-    }
-    out[0] = t[0] + c[0], out[1] = t[1] + c[1];
-    for (int m = 2; m < 6; m++)
-        out[m] = t[m];
-    for (int m = 6; m < 10; m++)
-        out[m] = t[m + 2];
-}
+#undef FSM_PASS_AT
 
 /* The groups' cells as logit_fit is given them: cell i of group g at bounds[g] .. bounds[g + 1] - 1,
  * x its logit, pos its positives' weight, w2 its weight (or, w2neg, its negatives': the weight pos +
@@ -1209,24 +1202,23 @@ static int group_cells(const fit_in *in, Py_ssize_t g, double *xp, double *wp, d
     return inside;
 }
 
-/* the group now in slot k (its cells in xs[k], ws[k], ms[k]): its machine started from the prep's
+/* the group now in slot k (its cells in place k): its machine started from the prep's
  * numbers (calib_pass.h's prep and fit_group's sums of them: lane j of a class adds its cells j and
  * j + 8, the lanes pairwise; its padding's zeros, which change no sum, left out) */
 static void slot_start(cal_slots *sl, int k, fit_fsm *f, int joint)
 {
     double W = 0.0, P = 0.0, SX = 0.0;
-    memset(f, 0, sizeof *f);
-    f->joint = joint;
+    f->state = 0, f->joint = joint; /* fsm_step writes every other number before it reads it */
     for (int c = 0; c < 2; c++) {
-        const double *X = sl->xs[k][c], *Wt = sl->ws[k][c];
-        const int m = sl->ms[k][c];
+        const int m = sl->m[c][k];
         double l0[8], l1[8], lmn = INFINITY, lmx = -INFINITY;
         for (int j = 0; j < 8; j++) {
             double s0 = 0.0, s1 = 0.0, mn = INFINITY, mx = -INFINITY;
             for (int h = j; h < m; h += 8) {
-                s0 += Wt[h], s1 += Wt[h] * X[h];
-                mn = X[h] < mn ? X[h] : mn;
-                mx = X[h] > mx ? X[h] : mx;
+                const double X = sl->x[c][h][k], Wt = sl->w[c][h][k];
+                s0 += Wt, s1 += Wt * X;
+                mn = X < mn ? X : mn;
+                mx = X > mx ? X : mx;
             }
             l0[j] = s0, l1[j] = s1;
             lmn = mn < lmn ? mn : lmn, lmx = mx > lmx ? mx : lmx;
@@ -1240,7 +1232,8 @@ static void slot_start(cal_slots *sl, int k, fit_fsm *f, int joint)
     }
     f->W = W, f->P = P;
     f->xmin = f->mn[0] < f->mn[1] ? f->mn[0] : f->mn[1], f->xmax = f->mx[0] > f->mx[1] ? f->mx[0] : f->mx[1];
-    f->ob = P / W, f->a = log(f->ob) - log1p(-f->ob) - SX / W, f->b = 1.0;
+    sl->xmin[k] = f->xmin, sl->xmax[k] = f->xmax;
+    f->ob = P / W, f->lob = log(f->ob), f->l1ob = log1p(-f->ob), f->a = f->lob - f->l1ob - SX / W, f->b = 1.0;
 }
 
 /* The groups a run takes (slots_run): a window of FIT_WINDOW groups at a time, each group's cells of
@@ -1314,28 +1307,44 @@ static Py_ssize_t queue_next(fit_queue *q)
     return q->window + q->order[q->at++];
 }
 
-/* slot k takes group g: its cells of each class (at most SLOT_CELLS each), then zeros */
+/* slot k takes group g: its cells of each class (at most SLOT_CELLS each) in place k, then zeros (over
+ * the cells of the group before it: the places past those hold zeros already, from calloc) */
 static void slot_take(cal_slots *sl, int k, const fit_in *in, Py_ssize_t g)
 {
-    Py_ssize_t a, b;
-    group_cells(in, g, sl->xs[k][0], sl->ws[k][0], sl->xs[k][1], sl->ws[k][1], SLOT_CELLS, &a, &b);
-    sl->ms[k][0] = (int)a, sl->ms[k][1] = (int)b;
+    double xs[2][SLOT_CELLS + 1], ws[2][SLOT_CELLS + 1]; /* (and a spare: group_cells) */
+    Py_ssize_t m[2];
+    group_cells(in, g, xs[0], ws[0], xs[1], ws[1], SLOT_CELLS, &m[0], &m[1]);
+    for (int c = 0; c < 2; c++) {
+        const int was = sl->m[c][k];
+        for (int j = 0; j < m[c]; j++)
+            sl->x[c][j][k] = xs[c][j], sl->w[c][j][k] = ws[c][j];
+        for (int j = (int)m[c]; j < was; j++)
+            sl->x[c][j][k] = sl->w[c][j][k] = 0.0;
+        sl->m[c][k] = (int)m[c];
+    }
+}
+
+/* slot k's cells of each class, out of place k (for fit_sums) */
+static void slot_cells(const cal_slots *sl, int k, double xs[2][SLOT_CELLS], double ws[2][SLOT_CELLS])
+{
     for (int c = 0; c < 2; c++)
-        for (Py_ssize_t j = c ? b : a; j < SLOT_CELLS; j++)
-            sl->xs[k][c][j] = sl->ws[k][c][j] = 0.0;
+        for (int j = 0; j < sl->m[c][k]; j++)
+            xs[c][j] = sl->x[c][j][k], ws[c][j] = sl->w[c][j][k];
 }
 
 /* The fits of the groups q->next .. q->end - 1: the small ones SLOTS at a time, each slot taking the
- * next small group when its group is done; the others by fit_group.  Before each pass the waiting
- * groups are laid out in places, those that ask for the likelihood first; a group whose pass is asked
- * at an (a, b) not finite has it made alone (fit_sums over its cells: the reference, whose padding's
- * terms are then not zeros).  -1: out of memory (fit_group's). */
+ * next small group when its group is done (in its place, where it stays); the others by fit_group.
+ * Each pass the vectors holding a slot that waits for one are made, the likelihood in those holding a
+ * slot that asks for it; a group whose pass is asked at an (a, b) not finite has it made alone
+ * (fit_sums over its cells: the reference, whose padding's terms are then not zeros), its place at
+ * (0, 0) in the vectors, as a slot without a group (of no cells), whose numbers are not read.  -1: out
+ * of memory (fit_group's). */
 static int slots_run(fit_queue *q)
 {
     cal_slots *sl = calloc(1, sizeof *sl);
     fit_fsm *f = malloc(SLOTS * sizeof *f);
     Py_ssize_t who[SLOTS];
-    int live[SLOTS] = {0}, place[SLOTS], bad = 0, more = 1;
+    int live[SLOTS] = {0}, bad = 0, more = 1;
     double *o = q->o;
     const Py_ssize_t G = q->G;
     if (!sl || !f) {
@@ -1343,7 +1352,7 @@ static int slots_run(fit_queue *q)
         return -1;
     }
     for (;;) {
-        int n_act = 0, n_ll = 0, alone[SLOTS] = {0};
+        uint32_t act = 0, ll = 0, alone = 0, cand = 0, first = 0;
         for (int k = 0; k < SLOTS; k++) {
             while (!live[k] && more && !bad) {
                 Py_ssize_t g = queue_next(q);
@@ -1358,47 +1367,60 @@ static int slots_run(fit_queue *q)
                 else
                     o[g] = f[k].ra, o[G + g] = f[k].rb;
             }
-            if (!live[k])
-                continue;
-            if (!(isfinite(f[k].qa) && isfinite(f[k].qb)))
-                alone[k] = 1;
-            else
-                n_act++, n_ll += (f[k].flags & PASS_LL) != 0;
-        }
-        int any = 0; /* a slot not live has no group left to take */
-        for (int k = 0; k < SLOTS; k++)
-            any |= live[k];
-        if (bad || !any)
-            break;
-        int r_ll = 0, r_no = n_ll;
-        for (int k = 0; k < SLOTS; k++) { /* the places: the likelihood's first */
-            if (!live[k] || alone[k])
-                continue;
-            int r = (f[k].flags & PASS_LL) ? r_ll++ : r_no++;
-            place[k] = r;
-            for (int c = 0; c < 2; c++) { /* its cells and zeros (slot_take), a fixed count */
-                for (int j = 0; j < SLOT_CELLS; j++)
-                    sl->x[c][j][r] = sl->xs[k][c][j], sl->w[c][j][r] = sl->ws[k][c][j];
-                sl->m[c][r] = sl->ms[k][c];
+            if (!live[k]) { /* no group left to take: no cells */
+                for (int c = 0; c < 2; c++)
+                    for (int j = 0; j < sl->m[c][k]; j++)
+                        sl->x[c][j][k] = sl->w[c][j][k] = 0.0;
+                sl->m[0][k] = sl->m[1][k] = 0;
+                sl->a[k] = sl->b[k] = 0.0;
+            } else if (!(isfinite(f[k].qa) && isfinite(f[k].qb))) {
+                alone |= 1u << k;
+                sl->a[k] = sl->b[k] = 0.0;
+            } else {
+                act |= 1u << k;
+                ll |= (f[k].flags & PASS_LL) ? 1u << k : 0;
+                sl->a[k] = f[k].qa, sl->b[k] = f[k].qb;
+                if ((f[k].state == FSM_OFFSET || f[k].state == FSM_JOINT) && f[k].it + 1 < FIT_MAX_ITER)
+                    cand |= 1u << k, sl->near[k] = f[k].near ? -1 : 0;
+                else if (f[k].state == FSM_FIRST) /* its Newton iterations from the first */
+                    cand |= 1u << k, first |= 1u << k, sl->near[k] = 0;
             }
-            sl->a[r] = f[k].qa, sl->b[r] = f[k].qb;
         }
-        for (int r = n_act; r < SLOTS; r++) { /* the rest of the last vector: no cells */
-            sl->m[0][r] = sl->m[1][r] = 0;
-            sl->a[r] = sl->b[r] = 0.0;
-        }
-        if (n_act)
-            q->ops->slots(sl, n_act, n_ll, q->joint);
+        if (bad || !(act | alone)) /* a slot not live has no group left to take */
+            break;
+        if (act)
+            q->ops->slots(sl, act, ll, q->joint);
+        if (cand)
+            q->ops->step(sl, cand, first, q->joint);
         for (int k = 0; k < SLOTS; k++) {
             if (!live[k])
                 continue;
-            if (alone[k]) {
-                fit_src s1 = {q->ops, {{sl->xs[k][0], sl->ws[k][0], 0}, {sl->xs[k][1], sl->ws[k][1], 1}}, 1};
-                fit_span sp = span_of(0, sl->ms[k][0], 0, sl->ms[k][1]);
+            if (alone >> k & 1) {
+                double xs[2][SLOT_CELLS], ws[2][SLOT_CELLS];
+                slot_cells(sl, k, xs, ws);
+                fit_src s1 = {q->ops, {{xs[0], ws[0], 0}, {xs[1], ws[1], 1}}, 1};
+                fit_span sp = span_of(0, sl->m[0][k], 0, sl->m[1][k]);
                 chunk_buf cb = {.many = NULL};
                 fit_sums(&s1, &cb, &sp, f[k].qa, f[k].qb, f[k].flags, f[k].dst); /* two chunks: no memory */
+            } else if (cand >> k & 1 && sl->todo[k] != STEP_ALONE) { /* the slots' step went on */
+                fit_fsm *fk = &f[k];
+                if (sl->todo[k] == STEP_DONE) {
+                    o[who[k]] = sl->na[k], o[G + who[k]] = sl->nb[k];
+                    live[k] = 0;
+                } else { /* fsm_step's next pass: in FSM_JOINT after a joint step */
+                    fk->a = fk->qa = sl->na[k];
+                    if (q->joint)
+                        fk->b = fk->qb = sl->nb[k], fk->have_ll = 0;
+                    fk->near = sl->nnear[k] != 0;
+                    if (first >> k & 1) /* fit_group's start from (a, 1) and newton2's first step */
+                        fk->from_null = fk->second = 0, fk->ra = fk->rb = NAN, fk->it = 0, fk->state = FSM_JOINT;
+                    else
+                        fk->it++;
+                }
+                continue;
             } else
-                slot_sums(sl, place[k], f[k].flags, f[k].dst);
+                for (int m = 0; m < 10; m++)
+                    f[k].dst[m] = sl->S[m][k];
             if (!fsm_step(&f[k])) {
                 o[who[k]] = f[k].ra, o[G + who[k]] = f[k].rb;
                 live[k] = 0;
@@ -1523,6 +1545,62 @@ PyObject *nv_logit_fit_classes(PyObject *Py_UNUSED(self), PyObject *args)
     if (bad)
         return PyErr_NoMemory();
     return Py_BuildValue("dd", a, b);
+}
+
+/* fit_why(sc, pos, neg, bounds, groups) -> bytearray of len(groups) int64: the joint fit's reason
+ * (perfeval.measures.reasons.fit_groups_why) for each group g of groups, from its cells bounds[g] ..
+ * bounds[g + 1] - 1 (sc their scores, pos and neg their weights of each class; at least one): i >= 0
+ * when exactly one cell is live (pos + neg > 0), i that cell; else -2 when the scores separate the
+ * classes (the least score of the cells with pos > 0 at or above the largest of those with neg > 0, or
+ * the largest at or below the least), else -1.  The tests and their NaN rules of numpy's reduceat
+ * there (a NaN score makes its class's least and largest NaN, which separate nothing). */
+PyObject *nv_fit_why(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *so, *po, *no, *bo, *go;
+    if (!PyArg_ParseTuple(args, "OOOOO", &so, &po, &no, &bo, &go))
+        return NULL;
+    nv_args in = {0};
+    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
+        nv_arg(&in, bo, NV_RAW8) < 0 || nv_arg(&in, go, NV_RAW8) < 0)
+        return NULL;
+    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
+        nv_args_fail(&in, PyExc_ValueError, "fit_why: scores, pos and neg differ in length");
+        return NULL;
+    }
+    const int64_t *bounds = in.v[3].buf, *groups = in.v[4].buf;
+    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "fit_why"), K = in.n[4];
+    if (G < 0)
+        return NULL;
+    for (Py_ssize_t j = 0; j < K; j++)
+        if (groups[j] < 0 || groups[j] >= G || bounds[groups[j] + 1] == bounds[groups[j]]) {
+            nv_args_fail(&in, PyExc_ValueError, "fit_why: a group out of range or without a cell");
+            return NULL;
+        }
+    PyObject *res = PyByteArray_FromStringAndSize(NULL, K * 8);
+    if (!res) {
+        nv_args_release(&in);
+        return NULL;
+    }
+    int64_t *code = (int64_t *)PyByteArray_AS_STRING(res);
+    const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
+    NOGIL_BEGIN
+    for (Py_ssize_t j = 0; j < K; j++) {
+        Py_ssize_t live = 0, first = -1;
+        double hi_neg = -INFINITY, lo_neg = INFINITY, hi_pos = -INFINITY, lo_pos = INFINITY;
+        for (int64_t i = bounds[groups[j]]; i < bounds[groups[j] + 1]; i++) {
+            const double p = pos[i], n = neg[i], s = sc[i];
+            if (p + n > 0)
+                first = live++ ? first : (Py_ssize_t)i;
+            if (n > 0) /* numpy's maximum and minimum: a NaN stays */
+                hi_neg = s > hi_neg || s != s ? s : hi_neg, lo_neg = s < lo_neg || s != s ? s : lo_neg;
+            if (p > 0)
+                hi_pos = s > hi_pos || s != s ? s : hi_pos, lo_pos = s < lo_pos || s != s ? s : lo_pos;
+        }
+        code[j] = live == 1 ? (int64_t)first : (lo_pos >= hi_neg || hi_pos <= lo_neg) ? -2 : -1;
+    }
+    NOGIL_END
+    nv_args_release(&in);
+    return res;
 }
 
 /* class_runs(scores) -> None, or (values, counts) float64 bytearrays: one class's sorted scores as

@@ -91,6 +91,7 @@ static PyMethodDef methods[] = {
     {"fit_cells", nv_fit_cells, METH_VARARGS, "Which groups have a logistic recalibration, and their live cells when some are left out."},
     {"logit_fit", nv_logit_fit, METH_VARARGS, "Each group's logistic recalibration (the offset fit or the joint fit) by Newton's method."},
     {"logit_fit_classes", nv_logit_fit_classes, METH_VARARGS, "The logistic recalibration of one group given as its positives' and negatives' cells."},
+    {"fit_why", nv_fit_why, METH_VARARGS, "Why the joint fit of each of the groups has no value: one live cell, the classes separated, or neither."},
     {"class_runs", nv_class_runs, METH_VARARGS, "One class's sorted scores as its cells (values, counts), or None when they are distinct."},
     {"hist_weighted", nv_hist_weighted, METH_VARARGS, "The summary of weighted cases: distinct scores with each class's weight added in row order (a stable radix sort)."},
     {"op_pick", nv_op_pick, METH_VARARGS, "The operating point a rule picks over one summary (its index from the top, its value), in one pass."},

@@ -196,6 +196,7 @@ PyObject *nv_brier_split(PyObject *self, PyObject *args);
 PyObject *nv_fit_cells(PyObject *self, PyObject *args);
 PyObject *nv_logit_fit(PyObject *self, PyObject *args);
 PyObject *nv_logit_fit_classes(PyObject *self, PyObject *args);
+PyObject *nv_fit_why(PyObject *self, PyObject *args);
 PyObject *nv_class_runs(PyObject *self, PyObject *args);
 PyObject *nv_cal_target(PyObject *self, PyObject *args); /* test-only */
 

@@ -5,6 +5,7 @@ group alone, without making each group's summary.
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -78,3 +79,47 @@ def test_no_group_summary_is_made_for_the_fits_reasons(monkeypatch):
     assert calls == ["CAL_SLOPE"]
     key = r.results["CAL_SLOPE"].undefined.index(g[0])
     assert r.results["CAL_SLOPE"].undefined_groups_why[key].endswith("exactly 0 or 1: the logit is infinite")
+
+
+def _why_alone(sc, pos, neg):
+    """fit_groups_why's reason for one group's cells, cell by cell (numpy's NaN rules: a NaN score
+    makes its class's least and largest NaN)."""
+    live = [i for i in range(len(sc)) if pos[i] + neg[i] > 0]
+    if len(live) == 1:
+        return f"every score is {float(sc[live[0]]):g}: a slope has no finite maximum likelihood"
+
+    def ext(ws, f, start):
+        vals = [sc[i] for i in range(len(sc)) if ws[i] > 0]
+        return math.nan if any(math.isnan(v) for v in vals) else f(vals, default=start)
+
+    lo_pos, hi_pos = ext(pos, min, math.inf), ext(pos, max, -math.inf)
+    lo_neg, hi_neg = ext(neg, min, math.inf), ext(neg, max, -math.inf)
+    return reasons._SEPARATE if lo_pos >= hi_neg or hi_pos <= lo_neg else None
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fit_groups_why_is_each_group_cell_by_cell(seed):
+    """The kernel's reasons (csrc/calibration.c fit_why) for groups in any order: tiny, zero and
+    fractional weights of each class, NaN scores, ties."""
+    rng = np.random.default_rng(seed)
+    G = int(rng.integers(1, 300))
+    bounds = np.concatenate([[0], np.cumsum(rng.integers(1, 10, G))]).astype(np.int64)
+    n = int(bounds[-1])
+    sc = np.round(rng.random(n), int(rng.integers(1, 4)))
+    sc[rng.random(n) < 0.02] = np.nan
+    pos = rng.choice([0.0, 0.0, 1.0, 0.5, 1e-300, 2.0], n)
+    neg = rng.choice([0.0, 0.0, 1.0, 0.25, 1e-300, 3.0], n)
+    groups = rng.permutation(G)[: int(rng.integers(1, G + 1))].astype(np.int64)
+    got = reasons.fit_groups_why(sc, pos, neg, bounds, groups)
+    want = [_why_alone(*(v[bounds[g] : bounds[g + 1]] for v in (sc, pos, neg))) for g in groups]
+    assert got == want
+    assert reasons.fit_groups_why(sc, pos, neg, bounds, groups[:0]) == []
+
+
+def test_fit_why_refuses_a_group_out_of_range_or_empty():
+    from perfeval import _native
+
+    sc, w = np.array([0.2, 0.4]), np.array([1.0, 1.0])
+    for bounds, groups in (([0, 2], [1]), ([0, 2], [-1]), ([0, 0, 2], [0])):
+        with pytest.raises(ValueError, match="fit_why"):
+            _native.fit_why(sc, w, w, np.array(bounds, np.int64), np.array(groups, np.int64))

@@ -125,25 +125,19 @@ def fit_groups_why(
     the slices ``bounds[k]:bounds[k + 1]`` of (sc, pos, neg) (:func:`perfeval.measures._data.histograms`),
     for groups whose positives and negatives both weigh and whose live cells all score in (0, 1)
     (the reasons the totals tell are said before): one live cell, or the classes separated, or None.
-    The same tests on the same cells as :func:`_fit` on each group alone, for every group at once.
+    The same tests on the same cells as :func:`_fit` on each group alone, for every group at once
+    (csrc/calibration.c fit_why: each group's one live cell, or whether its classes are separated).
     """
     if not len(groups):
         return []
-    cells, starts = group_cells(bounds, groups)
-    s, p, n = sc[cells], pos[cells], neg[cells]
-    live = (p + n) > 0
-    n_live = np.add.reduceat(live.astype(np.int64), starts)
-    first = np.flatnonzero(live)  # each group's first live cell: where its count of live cells starts
-    first_of = first[np.searchsorted(first, starts)]
-    inf = np.inf
-    hi_neg = np.maximum.reduceat(np.where(n > 0, s, -inf), starts)
-    lo_neg = np.minimum.reduceat(np.where(n > 0, s, inf), starts)
-    hi_pos = np.maximum.reduceat(np.where(p > 0, s, -inf), starts)
-    lo_pos = np.minimum.reduceat(np.where(p > 0, s, inf), starts)
-    apart = (lo_pos >= hi_neg) | (hi_pos <= lo_neg)
-    said: list[str | None] = np.array([None, _SEPARATE], dtype=object)[apart.astype(np.intp)].tolist()
-    for j in np.flatnonzero(n_live == 1).tolist():
-        said[j] = f"every score is {float(s[first_of[j]]):g}: a slope has no finite maximum likelihood"
+    from perfeval import _native
+
+    sc, pos, neg = (np.ascontiguousarray(v, np.float64) for v in (sc, pos, neg))
+    bounds, groups = (np.ascontiguousarray(v, np.int64) for v in (bounds, groups))
+    code = np.frombuffer(_native.fit_why(sc, pos, neg, bounds, groups), np.int64)
+    said: list[str | None] = np.array([None, _SEPARATE], dtype=object)[(code == -2).astype(np.intp)].tolist()
+    for j in np.flatnonzero(code >= 0).tolist():
+        said[j] = f"every score is {float(sc[code[j]]):g}: a slope has no finite maximum likelihood"
     return said
 
 
