@@ -657,6 +657,7 @@ def binary_report(
             "weighted": weighted,
             "partitions": None,
             "ties": TIES,
+            "pos_label": None,  # the label coded positive (None: not named), as evaluate() says it
             "backend": backend,
         },
     )
