@@ -800,7 +800,10 @@ def _evaluate_labels(
     y_true, y_score, names = _aligned_labels(y_true, y_score, classes, names)
     default = measures is DEFAULT_MEASURES
     specs = class_specs(
-        [] if default else resolve(measures, threshold, pending=True), default=default, task="multilabel"
+        [] if default else resolve(measures, threshold, pending=True),
+        default=default,
+        task="multilabel",
+        threshold=threshold,
     )
     cases, found, how = check_labels(y_true, y_score, groups, sample_weight, labels=classes, names=names)
     report = finish_labels(cases, specs, found, threshold=threshold, labels_from=how)
@@ -888,7 +891,7 @@ def _on_cluster(data: Any, y_score: Any, named: dict, sliced: dict, rest: tuple)
                 "a Spark DataFrame: name its columns (target=, score=, group=, weight=); tie_bounds, "
                 "partitions, arrays and the long form evaluate in memory"
             )
-        return evaluate_spark(data, **named, task=task, by=sliced["by"])
+        return evaluate_spark(data, **named, task=task, **sliced)
     from perfeval.backends.dask import evaluate_dask, evaluate_dask_long
 
     _not_on_dask(tie_bounds, arrays)

@@ -432,7 +432,10 @@ class Metric:
         default = measures is DEFAULT_MEASURES
         self._task = task
         self._specs = class_specs(
-            [] if default else resolve(measures, threshold, pending=True), default=default, task=task
+            [] if default else resolve(measures, threshold, pending=True),
+            default=default,
+            task=task,
+            threshold=threshold,
         )
         self.threshold = threshold
         self.pos_label = None

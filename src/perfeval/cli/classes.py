@@ -1020,6 +1020,11 @@ def _refuse(args: Any) -> None:
         )
     if getattr(args, "class_column", None) and not getattr(args, "long", False):
         raise InvalidParameterError("--class names the class column of --long (a row a case and class)")
+    if args.stream and slices.columns(args):  # the chunks carry no slice columns: never dropped silently
+        raise InvalidParameterError(
+            "--by of K classes: not with --stream yet (the slices read the table whole); drop --stream to "
+            "evaluate in memory, or use --dask"
+        )
     if args.ci is not None and (args.group is not None or args.stream):
         raise InvalidParameterError(
             "--ci of K classes is over all the cases, in memory: not with "

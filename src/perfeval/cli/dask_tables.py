@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from perfeval.base.console import one_line
-from perfeval.cli import load
+from perfeval.cli import load, slices
 from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
 
 __all__ = ["classes_report", "labels_report", "long_report", "refuse", "score_columns_targets"]
@@ -42,17 +42,26 @@ def refuse(args: Any, what: str) -> None:
             )
 
 
-def _frame(args: Any, path: str, columns: Callable[[list[str], bool], tuple[list[int], Any]]) -> Any:
+def _frame(
+    args: Any, path: str, columns: Callable[[list[str], bool], tuple[list[int], Any]], by: Any = ()
+) -> Any:
     """(the files as a Dask frame, the names of its columns, how they were read): ``columns`` the
     positions of the columns read and of the group column (or ``{position: option}`` of the
     identity columns), from the header; every file of a glob holds them (checked ahead, one line
-    naming the file), the group column an identity (:func:`perfeval.backends.dask.read_files`).
+    naming the file), the group column an identity (:func:`perfeval.backends.dask.read_files`);
+    ``by``, the ``--by`` columns (:class:`perfeval.cli.slices.DaskColumns`), read too.
     """
     from perfeval.backends.dask import read_files
 
     read: dict = {}
     ddf, names = read_files(
-        path, fmt=args.input_format, header=args.header, delimiter=args.delimiter, read=read, columns=columns
+        path,
+        fmt=args.input_format,
+        header=args.header,
+        delimiter=args.delimiter,
+        read=read,
+        columns=columns,
+        by=by,
     )
     for source, skipped in read.get("skipped", {}).items():  # comment lines: said, as read whole
         if skipped.count:
@@ -126,9 +135,15 @@ def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
         load.say_columns(ch)
         return [c.index for c in ch.all()], None if ch.group is None else ch.group.index
 
+    def taken() -> dict:  # the columns a --by column is not, as in memory
+        ch = chosen[0][0]
+        return {"target": ch.target, "score": list(ch.scores), "weight": ch.weight}
+
+    by = slices.DaskColumns(args, path, taken)
     with connect(args.dask):
-        ddf, names, read = _frame(args, path, columns)
+        ddf, names, read = _frame(args, path, columns, by)
         ch, classes = chosen[0]
+        ddf, sliced = by.sliced(ddf, names, read)
 
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
@@ -144,6 +159,7 @@ def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
                 weight=name(ch.weight),
                 measures=args.measures or None,
                 classes=list(classes.labels),
+                **sliced,
             )
     _no_rows(report, names, read, path)
     report.params["classes_from"] = classes.how
@@ -208,7 +224,7 @@ def labels_report(args: Any, path: str | None, choose: Callable, how: Callable) 
     group columns, the labels), as the table read whole chooses them; ``how(args, label_columns)``:
     how the labels were found, said in the output.
     """
-    from perfeval.backends.dask import connect, evaluate_dask_labels
+    from perfeval.backends.dask import connect, evaluate_dask
 
     refuse(args, "K labels")
     if path is None:
@@ -222,21 +238,28 @@ def labels_report(args: Any, path: str | None, choose: Callable, how: Callable) 
         used = [c.index for c in (*ycols, *scols, weight, group) if c is not None]
         return used, None if group is None else group.index
 
+    def taken() -> dict:  # the columns a --by column is not, as in memory
+        ycols, scols, weight, _group, _labels = chosen[0]
+        return {"label": ycols, "score": scols, "weight": weight}
+
+    by = slices.DaskColumns(args, path, taken)
     with connect(args.dask):
-        ddf, names, read = _frame(args, path, columns)
+        ddf, names, read = _frame(args, path, columns, by)
         ycols, scols, weight, group, labels = chosen[0]
+        ddf, sliced = by.sliced(ddf, names, read)
+        targets: Any = [names[c.index] for c in ycols]  # lists: evaluate_dask's K labels
+        scores: Any = [names[c.index] for c in scols]
         with _worker_errors(path, read):
-            report = evaluate_dask_labels(
+            report = evaluate_dask(  # K labels, and their slices
                 ddf,
-                [names[c.index] for c in ycols],
-                [names[c.index] for c in scols],
-                None if group is None else names[group.index],
-                None if weight is None else names[weight.index],
-                args.measures or None,
-                args.threshold,
-                None,
-                list(labels),
-                8,
+                target=targets,
+                score=scores,
+                group=None if group is None else names[group.index],
+                weight=None if weight is None else names[weight.index],
+                measures=args.measures or None,
+                threshold=args.threshold,
+                classes=list(labels),
+                **sliced,
             )
     _no_rows(report, names, read, path)
     report.params["classes_from"] = how(args, ycols)

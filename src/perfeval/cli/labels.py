@@ -59,6 +59,11 @@ def _refuse(args: Any) -> None:
             raise InvalidParameterError(f"{flag} with --labels/--label-prefix: {why}")
     if args.labels and args.label_prefix:
         raise InvalidParameterError("--labels names the label columns: give it or --label-prefix, not both")
+    if args.stream and slices.columns(args):  # the chunks carry no slice columns: never dropped silently
+        raise InvalidParameterError(
+            "--by of K labels: not with --stream yet (the slices read the table whole); drop --stream to "
+            "evaluate in memory, or use --dask"
+        )
 
 
 def _split(text: str, flag: str) -> list[str]:

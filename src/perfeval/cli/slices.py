@@ -12,7 +12,7 @@ to the overall value, the worst slice).  ``--format json``: the report's JSON, `
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from perfeval.base.text import shown
@@ -263,12 +263,20 @@ class DaskColumns:
     (:func:`perfeval.backends.dask.read_files`' ``by``), then read as in memory (:meth:`sliced`).
     """
 
-    def __init__(self, args: Any, path: str):
-        self.args, self.path = args, path
+    def __init__(self, args: Any, path: str, taken: Callable[[], Mapping[str, Any]] | None = None):
+        self.args, self.path, self.taken = args, path, taken
         self.columns: list = []
 
     def __call__(self, names: list[str], header: bool, chosen: Any) -> list:
-        self.columns = picked(self.args, names, header, self.path, chosen) if columns(self.args) else []
+        """The ``--by`` columns among the files' ``names``: none of them a column the evaluation reads
+        (``chosen``, the choice of one score a case; or, for K classes and K labels, whose columns
+        are chosen by the caller, what ``taken`` gives when called: a role's column or columns).
+        """
+        if not columns(self.args):
+            self.columns = []
+            return self.columns
+        roles = chosen if self.taken is None else self.taken()
+        self.columns = picked(self.args, names, header, self.path, roles)
         return self.columns
 
     def sliced(self, ddf: Any, names: list[str], read: dict) -> tuple[Any, dict]:

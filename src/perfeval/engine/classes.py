@@ -34,18 +34,24 @@ TIES_CLASSES = (
 
 
 def class_specs(
-    specs: list[MeasureSpec], default: bool = False, *, task: str = "multiclass"
+    specs: list[MeasureSpec], default: bool = False, *, task: str = "multiclass", threshold: float = 0.5
 ) -> list[MeasureSpec]:
     """The measures asked, read for K classes (``task`` "multiclass") or K labels ("multilabel"):
     each binary measure with a form for the task is that form (its parameters carried over where they
     mean the same: beta, and for labels the threshold; a threshold is refused for K classes, whose
-    prediction is the argmax), every averaged measure with its average in its label.
+    prediction is the argmax), every averaged measure with its average in its label.  ``default``:
+    the task's default measures, those of K labels that take a threshold at ``threshold`` (as the
+    measures named are read at it).
     """
     of, defaults = (
         (MULTICLASS_OF, MULTICLASS_DEFAULT) if task == "multiclass" else (MULTILABEL_OF, MULTILABEL_DEFAULT)
     )
     keeps = {"beta"} if task == "multiclass" else {"beta", "threshold"}
-    if default:
+    if default and task == "multilabel" and threshold != 0.5:
+        from perfeval.engine.finish import resolve
+
+        specs = resolve(list(defaults), threshold)
+    elif default:
         specs = [parse_measure(n) for n in defaults]
     out: list[MeasureSpec] = []
     for s in specs:

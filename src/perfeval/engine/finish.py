@@ -671,7 +671,7 @@ def binary_report(
             "weighted": weighted,
             "partitions": None,
             "ties": TIES,
-            "pos_label": None,  # the backends that build summaries elsewhere take 0/1 targets
+            "pos_label": None,  # the label coded positive (None: not named), as evaluate() says it
             "backend": backend,
         },
     )

@@ -39,7 +39,10 @@ def label_specs(measures: Any, threshold: float = 0.5) -> list[MeasureSpec]:
 
     default = measures is None or measures is DEFAULT_MEASURES
     return class_specs(
-        [] if default else resolve(measures, threshold, pending=True), default=default, task="multilabel"
+        [] if default else resolve(measures, threshold, pending=True),
+        default=default,
+        task="multilabel",
+        threshold=threshold,
     )
 
 

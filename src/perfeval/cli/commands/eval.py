@@ -655,6 +655,7 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
             threshold=args.threshold,
             **sliced,
         )
+    report.params["source"] = path or "standard input"  # before the columns, as in memory
     if chosen:
         report.params["columns"] = chosen[0].names()
     if id_column:
@@ -767,6 +768,8 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
         raise InputFormatError("holds no data", source=path)
     if args.pos_label is not None:
         load.say_other_labels(args.pos_label, labels.get("others", set()))
+        kind = bool if dict(df.dtypes)[names[ch.target.index]] == "boolean" else object
+        report.params["pos_label"] = load.label_as_read(args.pos_label, np.zeros(0, dtype=kind))
     report.params["source"] = path
     report.params["columns"] = ch.names()
     return report
@@ -852,6 +855,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
     if pos_label is not None:
         load.say_other_labels(args.pos_label, labels.get("others", set()))
         report.params["pos_label"] = load.label_as_read(args.pos_label, ddf[name(ch.target)]._meta.to_numpy())
+    report.params["source"] = path  # before the columns, as in memory (a regression's report too)
     report.params["columns"] = ch.names()
     if id_column is not None:
         report.params["columns"]["id"] = id_column.name
