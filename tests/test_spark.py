@@ -754,3 +754,42 @@ def test_a_run_of_the_command_writes_nothing_on_stderr(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("measure     value\nROC      0.833333\n"), done.stdout
     assert done.stderr == ""
+
+
+def test_column_names_with_a_dot_or_a_space(spark):
+    """A column named ``model.score`` or ``user id`` is that column, not a field of a struct: every
+    path (over all rows, per group, K classes, slices, Spark's own evaluator) reads it as memory does.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(9)
+    n = 400
+    pdf = pd.DataFrame(
+        {
+            "user id": (1 << 62) + rng.integers(0, 20, n),
+            "is.click": rng.integers(0, 2, n),
+            "model.score": np.round(rng.random(n), 2),
+            "b.1": 1 - np.round(rng.random(n), 2),
+            "geo.cc": rng.choice(["us", "de"], n),
+            "w.t": rng.integers(0, 3, n).astype(np.float64),
+        }
+    )
+    sdf = frame(spark, pdf, 3)
+    cases = [
+        dict(target="is.click", score="model.score", group="user id", measures=["gauc", "ndcg@10", "roc"]),
+        dict(target="is.click", score="model.score", weight="w.t", measures=["roc", "ap"]),
+        dict(target="is.click", score="model.score", measures=["roc", "ap"], by=["geo.cc"]),
+        dict(target="is.click", score="model.score", group="user id", measures=["gauc"], by=["geo.cc"]),
+        dict(target="is.click", score="model.score", group="user id", weight="w.t", measures=["roc"]),
+    ]
+    for kw in cases:
+        a, b = perfeval.spark.evaluate(sdf, **kw), perfeval.evaluate(pdf, **kw)
+        assert_same_report(a, b)
+        if "by" in kw:
+            assert a.slices.frame().equals(b.slices.frame()) and len(a.slices.frame()) > 0
+    k = pdf.assign(lab=np.where(pdf["is.click"] == 1, "model.score", "b.1"))
+    kw = dict(target="lab", score=["model.score", "b.1"], measures=["acc_mc"])
+    assert perfeval.spark.evaluate(frame(spark, k, 2), **kw)["ACC_MC"] == perfeval.evaluate(k, **kw)["ACC_MC"]
+    got = perfeval.spark.binning(sdf, target="is.click", score="model.score", num_bins=1000)
+    exact = perfeval.evaluate(pdf, target="is.click", score="model.score", measures=["roc"])["ROC"]
+    assert got.rows[0][1] == exact
