@@ -793,3 +793,30 @@ def test_column_names_with_a_dot_or_a_space(spark):
     got = perfeval.spark.binning(sdf, target="is.click", score="model.score", num_bins=1000)
     exact = perfeval.evaluate(pdf, target="is.click", score="model.score", measures=["roc"])["ROC"]
     assert got.rows[0][1] == exact
+
+
+def test_files_that_are_missing_empty_or_corrupted_are_one_line(spark, tmp_path, capsys):
+    """A path that names no file, an empty directory, a file that is no Parquet (alone: Spark's schema
+    fails; among good files: a task fails) are each one line naming the path, exit 1, no traceback.
+    """
+    from conftest import run_cli
+
+    pdf = pd.DataFrame({"y": [0, 1, 1, 0], "p": [0.1, 0.8, 0.6, 0.7]})
+    good = tmp_path / "good"
+    good.mkdir()
+    pdf.to_parquet(good / "a.parquet", index=False)
+    (tmp_path / "empty").mkdir()
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    pdf.to_parquet(bad / "a.parquet", index=False)
+    (bad / "b.parquet").write_bytes((good / "a.parquet").read_bytes()[:300])
+    args = ["--target", "y", "--score", "p", "-m", "roc", "--spark", "local[2]"]
+    for path, said in [
+        (tmp_path / "nope.parquet", "nope.parquet: no such file"),
+        (tmp_path / "empty", "empty: a directory that holds no file"),
+        (bad / "b.parquet", "b.parquet: is not a readable Parquet file"),
+        (bad, "b.parquet: is not a readable Parquet file"),
+    ]:
+        code, out, err = run_cli(["eval", str(path), *args], capsys)
+        assert (code, out, err.count("\n")) == (1, "", 1), (path, err)
+        assert err.startswith("perfeval: error: ") and said in err, err

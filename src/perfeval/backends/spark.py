@@ -895,6 +895,28 @@ def connect(master: str) -> Iterator[Any]:
         os.unlink(f.name)
 
 
+@contextlib.contextmanager
+def read_errors(path: str) -> Iterator[None]:
+    """Spark's failure to read the files (when it reads their schema, or when a task reads their
+    rows) as one line naming the file: a path that is not there, a file that is not what its format
+    says (a Parquet file cut short).  Any other error goes on as it was.
+    """
+    try:
+        yield
+    except Exception as e:
+        text = str(e)
+        if "PATH_NOT_FOUND" in text:
+            raise InputFormatError("no such file", source=path) from None
+        if "FAILED_READ_FILE" not in text:
+            raise
+        named = re.search(r"reading file (?:file:(?://)?)?(\S+?)\.?(?:\s|$)", text)
+        why = "Could not read footer" if "FOOTER" in text else "Spark cannot read it"
+        raise InputFormatError(
+            f"is not a readable Parquet file ({why})" if ".parquet" in text else f"cannot be read ({why})",
+            source=named.group(1) if named else path,
+        ) from None
+
+
 def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: str | None) -> Any:
     """Parquet or CSV/TSV files (a path, a glob or a directory) as a Spark DataFrame.  A CSV's columns
     are read as text (the partitions read its numbers by the readers' one grammar, as Dask's do);
@@ -903,7 +925,9 @@ def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: 
     from perfeval.io.base import files
 
     if not files(path):
-        raise InputFormatError("no such file", source=path)
+        raise InputFormatError(
+            "a directory that holds no file" if os.path.isdir(path) else "no such file", source=path
+        )
     first = files(path)[0]
     if fmt == "auto":
         low = first.lower()
@@ -917,10 +941,12 @@ def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: 
             else ""
         )
     if fmt == "parquet":
-        return spark.read.parquet(*files(path)), fmt
+        with read_errors(path):
+            return spark.read.parquet(*files(path)), fmt
     if fmt in ("csv", "tsv"):
         sep = delimiter or ("\t" if fmt == "tsv" else ",")
-        df = spark.read.csv(files(path), sep=sep, header=header is not False, inferSchema=False)
+        with read_errors(path):
+            df = spark.read.csv(files(path), sep=sep, header=header is not False, inferSchema=False)
         if header is False:
             df = df.toDF(*[f"column{i + 1}" for i in range(len(df.columns))])
         return df, fmt

@@ -47,13 +47,14 @@ def _frame(args: Any, path: str | None) -> Iterator[tuple[Any, str, list[str], b
     """(the files as a Spark DataFrame, their format, its columns' names, whether they are a header's)
     in a session on ``--spark``'s master (the command's one, when it holds one already).
     """
-    from perfeval.backends.spark import connect, read_files
+    from perfeval.backends.spark import connect, read_errors, read_files
 
     if path is None:
         raise InvalidParameterError("--spark reads files (a path or a glob), not standard input")
     with connect(args.spark) as session:
         df, fmt = read_files(session, path, args.input_format, args.header, args.delimiter)
-        yield df, fmt, list(map(str, df.columns)), fmt == "parquet" or args.header is not False
+        with read_errors(path):  # a file the tasks cannot read (the schema came from another)
+            yield df, fmt, list(map(str, df.columns)), fmt == "parquet" or args.header is not False
 
 
 def _typed(df: Any, fmt: str, labels: list[str], group: str | None, by: list[str]) -> Any:
