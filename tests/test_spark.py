@@ -754,6 +754,13 @@ def test_a_run_of_the_command_writes_nothing_on_stderr(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("measure     value\nROC      0.833333\n"), done.stdout
     assert done.stderr == ""
+    (tmp_path / "p.parquet").write_bytes((tmp_path / "p.parquet").read_bytes()[:200])  # cut short
+    done = subprocess.run(
+        [*argv, "-m", "roc", "--spark", "local[1]"], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 1 and done.stdout == ""  # one line, not the executor's logged stack
+    assert done.stderr.endswith("p.parquet: is not a readable Parquet file (Could not read footer)\n")
+    assert done.stderr.count("\n") == 1, done.stderr
 
 
 def test_column_names_with_a_dot_or_a_space(spark):
@@ -820,3 +827,18 @@ def test_files_that_are_missing_empty_or_corrupted_are_one_line(spark, tmp_path,
         code, out, err = run_cli(["eval", str(path), *args], capsys)
         assert (code, out, err.count("\n")) == (1, "", 1), (path, err)
         assert err.startswith("perfeval: error: ") and said in err, err
+
+
+def test_what_the_jvm_said_is_its_first_line():
+    """A master that cannot be reached: Spark's Py4JJavaError holds py4j's call and Java's stack over
+    dozens of lines; the one line said is the Java exception's message."""
+    from perfeval.backends.spark import java_said
+
+    text = (
+        "An error occurred while calling None.org.apache.spark.sql.classic.SparkSession.\n"
+        ": java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext.\n"
+        "This stopped SparkContext was created at:\n\n"
+        "org.apache.spark.api.java.JavaSparkContext.<init>(JavaSparkContext.scala:59)\n"
+        "\tat org.apache.spark.SparkContext.assertNotStopped(SparkContext.scala:128)\n"
+    )
+    assert java_said(RuntimeError(text)) == "Cannot call methods on a stopped SparkContext."

@@ -815,6 +815,10 @@ _LOG4J = """rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
 logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
+logger.executor.name = org.apache.spark.executor.Executor
+logger.executor.level = off
+logger.tasks.name = org.apache.spark.scheduler.TaskSetManager
+logger.tasks.level = off
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
@@ -837,6 +841,17 @@ def _pass_on(stream: Any, out: Any) -> None:
         if not _INCUBATOR.match(line.rstrip("\r\n")):
             out.write(line)
             out.flush()
+
+
+def java_said(e: BaseException) -> str:
+    """What an error from the JVM says, in its first line: not py4j's call nor Java's stack (a
+    ``Py4JJavaError``'s text holds both, over dozens of lines).
+    """
+    for line in str(e).splitlines():
+        line = line.strip().removeprefix(": ")
+        if line and not line.startswith(("An error occurred while calling", "at ")):
+            return one_line(re.sub(r"^[\w.$]+(Exception|Error): ", "", line))
+    return one_line(e)
 
 
 @contextlib.contextmanager
@@ -884,7 +899,7 @@ def connect(master: str) -> Iterator[Any]:
                 spark = SparkSession.builder.config(conf=conf).getOrCreate()
             except Exception as e:  # no Java, a master that cannot be reached, a bad URL: one line
                 raise InvalidParameterError(
-                    f"--spark {one_line(master)}: cannot start Spark there ({one_line(e)})"
+                    f"--spark {one_line(master)}: cannot start Spark there ({java_said(e)})"
                 ) from None
             try:
                 spark.sparkContext.setLogLevel("ERROR")
