@@ -754,3 +754,91 @@ def test_a_run_of_the_command_writes_nothing_on_stderr(tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("measure     value\nROC      0.833333\n"), done.stdout
     assert done.stderr == ""
+    (tmp_path / "p.parquet").write_bytes((tmp_path / "p.parquet").read_bytes()[:200])  # cut short
+    done = subprocess.run(
+        [*argv, "-m", "roc", "--spark", "local[1]"], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert done.returncode == 1 and done.stdout == ""  # one line, not the executor's logged stack
+    assert done.stderr.endswith("p.parquet: is not a readable Parquet file (Could not read footer)\n")
+    assert done.stderr.count("\n") == 1, done.stderr
+
+
+def test_column_names_with_a_dot_or_a_space(spark):
+    """A column named ``model.score`` or ``user id`` is that column, not a field of a struct: every
+    path (over all rows, per group, K classes, slices, Spark's own evaluator) reads it as memory does.
+    """
+    import perfeval.spark
+
+    rng = np.random.default_rng(9)
+    n = 400
+    pdf = pd.DataFrame(
+        {
+            "user id": (1 << 62) + rng.integers(0, 20, n),
+            "is.click": rng.integers(0, 2, n),
+            "model.score": np.round(rng.random(n), 2),
+            "b.1": 1 - np.round(rng.random(n), 2),
+            "geo.cc": rng.choice(["us", "de"], n),
+            "w.t": rng.integers(0, 3, n).astype(np.float64),
+        }
+    )
+    sdf = frame(spark, pdf, 3)
+    cases = [
+        dict(target="is.click", score="model.score", group="user id", measures=["gauc", "ndcg@10", "roc"]),
+        dict(target="is.click", score="model.score", weight="w.t", measures=["roc", "ap"]),
+        dict(target="is.click", score="model.score", measures=["roc", "ap"], by=["geo.cc"]),
+        dict(target="is.click", score="model.score", group="user id", measures=["gauc"], by=["geo.cc"]),
+        dict(target="is.click", score="model.score", group="user id", weight="w.t", measures=["roc"]),
+    ]
+    for kw in cases:
+        a, b = perfeval.spark.evaluate(sdf, **kw), perfeval.evaluate(pdf, **kw)
+        assert_same_report(a, b)
+        if "by" in kw:
+            assert a.slices.frame().equals(b.slices.frame()) and len(a.slices.frame()) > 0
+    k = pdf.assign(lab=np.where(pdf["is.click"] == 1, "model.score", "b.1"))
+    kw = dict(target="lab", score=["model.score", "b.1"], measures=["acc_mc"])
+    assert perfeval.spark.evaluate(frame(spark, k, 2), **kw)["ACC_MC"] == perfeval.evaluate(k, **kw)["ACC_MC"]
+    got = perfeval.spark.binning(sdf, target="is.click", score="model.score", num_bins=1000)
+    exact = perfeval.evaluate(pdf, target="is.click", score="model.score", measures=["roc"])["ROC"]
+    assert got.rows[0][1] == exact
+
+
+def test_files_that_are_missing_empty_or_corrupted_are_one_line(spark, tmp_path, capsys):
+    """A path that names no file, an empty directory, a file that is no Parquet (alone: Spark's schema
+    fails; among good files: a task fails) are each one line naming the path, exit 1, no traceback.
+    """
+    from conftest import run_cli
+
+    pdf = pd.DataFrame({"y": [0, 1, 1, 0], "p": [0.1, 0.8, 0.6, 0.7]})
+    good = tmp_path / "good"
+    good.mkdir()
+    pdf.to_parquet(good / "a.parquet", index=False)
+    (tmp_path / "empty").mkdir()
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    pdf.to_parquet(bad / "a.parquet", index=False)
+    (bad / "b.parquet").write_bytes((good / "a.parquet").read_bytes()[:300])
+    args = ["--target", "y", "--score", "p", "-m", "roc", "--spark", "local[2]"]
+    for path, said in [
+        (tmp_path / "nope.parquet", "nope.parquet: no such file"),
+        (tmp_path / "empty", "empty: a directory that holds no file"),
+        (bad / "b.parquet", "b.parquet: is not a readable Parquet file"),
+        (bad, "b.parquet: is not a readable Parquet file"),
+    ]:
+        code, out, err = run_cli(["eval", str(path), *args], capsys)
+        assert (code, out, err.count("\n")) == (1, "", 1), (path, err)
+        assert err.startswith("perfeval: error: ") and said in err, err
+
+
+def test_what_the_jvm_said_is_its_first_line():
+    """A master that cannot be reached: Spark's Py4JJavaError holds py4j's call and Java's stack over
+    dozens of lines; the one line said is the Java exception's message."""
+    from perfeval.backends.spark import java_said
+
+    text = (
+        "An error occurred while calling None.org.apache.spark.sql.classic.SparkSession.\n"
+        ": java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext.\n"
+        "This stopped SparkContext was created at:\n\n"
+        "org.apache.spark.api.java.JavaSparkContext.<init>(JavaSparkContext.scala:59)\n"
+        "\tat org.apache.spark.SparkContext.assertNotStopped(SparkContext.scala:128)\n"
+    )
+    assert java_said(RuntimeError(text)) == "Cannot call methods on a stopped SparkContext."

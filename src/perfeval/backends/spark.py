@@ -67,11 +67,14 @@ def is_spark(data: Any) -> bool:
 
 
 # -- on the executors ---------------------------------------------------------------------------------------
-def _frame(batches: Iterator[Any], ids: tuple[str, ...], keys: tuple[str, ...] = ()) -> Any:
+def _frame(
+    batches: Iterator[Any], ids: tuple[str, ...], keys: tuple[str, ...] = (), names: tuple[str, ...] = ()
+) -> Any:
     """A partition's Arrow batches as one pandas frame (None for a partition of no row).  An identity
     column (a group's) holding a null is refused here, before pandas would make its ids floats; a
     slice column (``keys``) of integers holding a null is pandas' nullable ``Int64`` (its integers
-    kept, the null a missing value), as a frame in memory holds it.
+    kept, the null a missing value), as a frame in memory holds it.  ``names``: the columns' own
+    names, given back (:func:`_plain`).
     """
     import pyarrow as pa
 
@@ -79,6 +82,8 @@ def _frame(batches: Iterator[Any], ids: tuple[str, ...], keys: tuple[str, ...] =
     if not got or not sum(b.num_rows for b in got):
         return None
     table = pa.Table.from_batches(got)
+    if names:
+        table = table.rename_columns(list(names))
     for name in ids:
         if table.column(name).null_count:
             raise InvalidDataError(
@@ -108,7 +113,11 @@ def _sent(out: Any) -> Any:
 
 
 def _on_partition(
-    batches: Iterator[Any], job: Any, ids: tuple[str, ...] = (), keys: tuple[str, ...] = ()
+    batches: Iterator[Any],
+    job: Any,
+    ids: tuple[str, ...] = (),
+    keys: tuple[str, ...] = (),
+    names: tuple[str, ...] = (),
 ) -> Iterator[Any]:
     """Run ``job`` on a partition's rows (a pandas frame) and send its result, or its error: a
     problem with the data (the project's errors) comes to the driver as data, said there in one line
@@ -116,7 +125,7 @@ def _on_partition(
     nothing.
     """
     try:
-        pdf = _frame(batches, ids, keys)
+        pdf = _frame(batches, ids, keys, names)
         if pdf is None:
             return
         with warnings.catch_warnings():
@@ -128,7 +137,12 @@ def _on_partition(
 
 
 def _fail_once(
-    batches: Iterator[Any], job: Any, ids: tuple[str, ...], marker: str, part: int
+    batches: Iterator[Any],
+    job: Any,
+    ids: tuple[str, ...],
+    marker: str,
+    part: int,
+    names: tuple[str, ...] = (),
 ) -> Iterator[Any]:
     """:func:`_on_partition`, but the first attempt of partition ``part`` kills its Python worker
     (``os._exit``) after reading its rows: a worker lost mid-job, for the tests of Spark's retry
@@ -142,7 +156,7 @@ def _fail_once(
         with open(marker, "w") as f:
             f.write(str(ctx.attemptNumber()))
         os._exit(3)
-    yield from _on_partition(batches, job, ids)
+    yield from _on_partition(batches, job, ids, names=names)
 
 
 # -- on the driver ------------------------------------------------------------------------------------------
@@ -159,9 +173,12 @@ def _collected(
     """
     from perfeval import exceptions
 
-    run = functools.partial(_on_partition, job=job, ids=ids, keys=keys)
+    frame, names = _plain(frame)
+    run = functools.partial(_on_partition, job=job, ids=ids, keys=keys, names=names)
     if fail_once is not None:
-        run = functools.partial(_fail_once, job=job, ids=ids, marker=fail_once[0], part=fail_once[1])
+        run = functools.partial(
+            _fail_once, job=job, ids=ids, marker=fail_once[0], part=fail_once[1], names=names
+        )
     with warnings.catch_warnings():  # pyspark's own note on pandas versions: not the user's concern
         warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support.*")
         rows = frame.mapInArrow(run, _PARTS).collect()
@@ -184,7 +201,8 @@ def _folded(frame: Any, fold: Any, state: Any) -> Any:
     """
     from perfeval import exceptions
 
-    run = functools.partial(_on_partition, job=_itself)
+    frame, names = _plain(frame)
+    run = functools.partial(_on_partition, job=_itself, names=names)
     with warnings.catch_warnings():  # pyspark's own note on pandas versions: not the user's concern
         warnings.filterwarnings("ignore", message=".*PySpark does not yet fully support.*")
         for row in frame.mapInArrow(run, _PARTS).toLocalIterator(prefetchPartitions=False):
@@ -193,6 +211,15 @@ def _folded(frame: Any, fold: Any, state: Any) -> Any:
                 raise getattr(exceptions, out[1], InvalidDataError)(out[2])
             state = fold(state, out[1])
     return state
+
+
+def _plain(frame: Any) -> tuple[Any, tuple[str, ...]]:
+    """``frame`` with its columns renamed ``_c0``, ``_c1``, ... and their own names: pyspark's
+    ``mapInArrow`` reads each column by its name parsed (``model.score`` would be a field of a struct
+    ``model``), so the partitions' functions get plain names, and :func:`_frame` gives the own ones back.
+    """
+    names = tuple(frame.columns)
+    return frame.toDF(*(f"_c{i}" for i in range(len(names)))), names
 
 
 def _tree(parts: list, merge: Any, split_every: int = 8) -> Any:
@@ -329,7 +356,7 @@ def evaluate_spark(
         return _rows_slices(report, df, ask, cols, ("regression", measures, how), split_every)
     specs = resolve(measures or DEFAULT_MEASURES, threshold)
     one_score_a_case(specs)
-    frame = df.select(*dict.fromkeys(c for c in cols if c is not None))
+    frame = _select(df, cols)
     binary = ("binary", specs, threshold, pos_label)
     if group is not None:
         report = _grouped(
@@ -350,7 +377,7 @@ def evaluate_spark(
         name = next(s.label for s in specs if s.measure.kind != "binary")
         raise InvalidParameterError(f"{name} is computed per group: pass `group=`")
     if ask is not None and weight is None:  # each partition's slices' summaries, in the same pass
-        frame = df.select(*dict.fromkeys([target, score, *ask.names]))
+        frame = _select(df, [target, score, *ask.names])
     report = _binary(
         frame,
         target,
@@ -491,16 +518,31 @@ def _rows_slices(
         flat += list(c) if isinstance(c, (list, tuple)) else [c]
     names = list(dict.fromkeys(c for c in flat + ask.names if c is not None))
     job = functools.partial(_rows, ask=ask, target=target, score=score, group=group, weight=weight)
-    parts = _collected(df.select(*names), job, keys=tuple(ask.names))
+    parts = _collected(_select(df, names), job, keys=tuple(ask.names))
     feed = _tree(parts, merge_feeds, split_every) if parts else SliceFeed(ask, summary=False)
     task, through = door
     feed.attach(report, task, through)
     return report
 
 
+def column(name: str) -> Any:
+    """The column named ``name``, that name whole: ``model.score`` or ``user id`` is a column of its
+    own, not a field ``score`` of a struct ``model`` (Spark parses a bare name's dots).
+    """
+    from pyspark.sql import functions as F
+
+    return F.col("`" + name.replace("`", "``") + "`")
+
+
+def _select(df: Any, names: Any) -> Any:
+    """``df``'s columns ``names`` (once each, ``None`` left out), each named whole (:func:`column`)."""
+    return df.select(*(column(c) for c in dict.fromkeys(names) if c is not None))
+
+
 def _by_group(frame: Any, group: str, partitions: int | None) -> Any:
     """``frame`` repartitioned by ``group``: every row of a group in one partition."""
-    return frame.repartition(partitions, group) if partitions else frame.repartition(group)
+    by = column(group)
+    return frame.repartition(partitions, by) if partitions else frame.repartition(by)
 
 
 def _grouped(
@@ -549,7 +591,7 @@ def _regression(
     if pos_label is not None:
         raise InvalidParameterError(f"pos_label= does not apply to a regression target ({how})")
     specs = regression_specs(named_specs(measures))
-    frame = df.select(*dict.fromkeys(c for c in (target, score, group, weight) if c is not None))
+    frame = _select(df, (target, score, group, weight))
     if group is not None:
         job = functools.partial(
             regression_group_values, target=target, score=score, group=group, weight=weight, specs=specs
@@ -605,10 +647,10 @@ def _classes(
         from perfeval.backends.dask import class_fold
 
         fold = functools.partial(class_fold, target=target, score=score, weight=weight, classes=found)
-        summary, rows = _folded(df.select(*dict.fromkeys([target, *score, weight])), fold, start)
+        summary, rows = _folded(_select(df, [target, *score, weight]), fold, start)
     else:
         job = functools.partial(class_summary, target=target, score=score, weight=None, classes=found)
-        parts = _collected(df.select(*dict.fromkeys([target, *score])), job)
+        parts = _collected(_select(df, [target, *score]), job)
         summary, rows = _tree(parts, merge_classes, split_every) if parts else start
     report = classes_report(specs, summary, rows, found, how, threshold, weight is not None)
     report.params["backend"] = "spark"
@@ -641,7 +683,7 @@ def _k_grouped(df, cols, group, values, args, found, how, weight, partitions, ex
     names = list(dict.fromkeys(c for c in cols if c is not None))
     if _PLACE in df.columns:
         raise InvalidParameterError(f"column {_PLACE!r}: a name perfeval keeps for its own, rename it")
-    frame = df.select(*names).withColumn(_PLACE, F.monotonically_increasing_id())
+    frame = _select(df, names).withColumn(_PLACE, F.monotonically_increasing_id())
     job = functools.partial(_k_group_job, values=values, args=args)
     done = [x for x in _collected(_by_group(frame, group, partitions), job, ids=(group,)) if x is not None]
     if not done:
@@ -689,10 +731,10 @@ def _labels(
     start = (empty_summary(found, specs), 0)
     if weight is not None:  # each sum in row order: partition after partition, in their order
         fold = functools.partial(label_fold, target=target, score=score, weight=weight)
-        summary, rows = _folded(df.select(*dict.fromkeys([*target, *score, weight])), fold, start)
+        summary, rows = _folded(_select(df, [*target, *score, weight]), fold, start)
     else:
         job = functools.partial(label_fold, start, target=target, score=score, weight=None)
-        parts = _collected(df.select(*dict.fromkeys([*target, *score])), job)
+        parts = _collected(_select(df, [*target, *score]), job)
         summary, rows = _tree(parts, merge_labels, split_every) if parts else start
     report = summary_report(
         summary, specs, rows=rows, weighted=weight is not None, backend="spark", labels_from=how
@@ -741,7 +783,6 @@ def binning(df: Any, *, target: str, score: str, weight: str | None = None, num_
     (the check that the binning is understood: equal to Spark's number up to rounding).
     """
     from pyspark.ml.evaluation import BinaryClassificationEvaluator
-    from pyspark.sql import functions as F
 
     from perfeval.dialects.binned import spark_binned
 
@@ -749,9 +790,9 @@ def binning(df: Any, *, target: str, score: str, weight: str | None = None, num_
         raise InvalidParameterError(f"num_bins={num_bins}: Spark's numBins is 0 (no binning) or more")
     report = evaluate_spark(df, target=target, score=score, weight=weight, measures=["roc", "ap"])
     summary = report.summary
-    cols = [F.col(target).cast("double").alias("label"), F.col(score).cast("double").alias("raw")]
+    cols = [column(target).cast("double").alias("label"), column(score).cast("double").alias("raw")]
     if weight is not None:
-        cols.append(F.col(weight).cast("double").alias("w"))
+        cols.append(column(weight).cast("double").alias("w"))
     frame = df.select(*cols)
     rows = []
     asked: Any = (("ROC", "areaUnderROC", "ROC"), ("AP", "areaUnderPR", "PR"))
@@ -774,6 +815,10 @@ _LOG4J = """rootLogger.level = error
 rootLogger.appenderRef.stderr.ref = console
 logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer
 logger.gateway.level = error
+logger.executor.name = org.apache.spark.executor.Executor
+logger.executor.level = off
+logger.tasks.name = org.apache.spark.scheduler.TaskSetManager
+logger.tasks.level = off
 appender.console.type = Console
 appender.console.name = console
 appender.console.target = SYSTEM_ERR
@@ -796,6 +841,17 @@ def _pass_on(stream: Any, out: Any) -> None:
         if not _INCUBATOR.match(line.rstrip("\r\n")):
             out.write(line)
             out.flush()
+
+
+def java_said(e: BaseException) -> str:
+    """What an error from the JVM says, in its first line: not py4j's call nor Java's stack (a
+    ``Py4JJavaError``'s text holds both, over dozens of lines).
+    """
+    for line in str(e).splitlines():
+        line = line.strip().removeprefix(": ")
+        if line and not line.startswith(("An error occurred while calling", "at ")):
+            return one_line(re.sub(r"^[\w.$]+(Exception|Error): ", "", line))
+    return one_line(e)
 
 
 @contextlib.contextmanager
@@ -843,7 +899,7 @@ def connect(master: str) -> Iterator[Any]:
                 spark = SparkSession.builder.config(conf=conf).getOrCreate()
             except Exception as e:  # no Java, a master that cannot be reached, a bad URL: one line
                 raise InvalidParameterError(
-                    f"--spark {one_line(master)}: cannot start Spark there ({one_line(e)})"
+                    f"--spark {one_line(master)}: cannot start Spark there ({java_said(e)})"
                 ) from None
             try:
                 spark.sparkContext.setLogLevel("ERROR")
@@ -854,6 +910,28 @@ def connect(master: str) -> Iterator[Any]:
         os.unlink(f.name)
 
 
+@contextlib.contextmanager
+def read_errors(path: str) -> Iterator[None]:
+    """Spark's failure to read the files (when it reads their schema, or when a task reads their
+    rows) as one line naming the file: a path that is not there, a file that is not what its format
+    says (a Parquet file cut short).  Any other error goes on as it was.
+    """
+    try:
+        yield
+    except Exception as e:
+        text = str(e)
+        if "PATH_NOT_FOUND" in text:
+            raise InputFormatError("no such file", source=path) from None
+        if "FAILED_READ_FILE" not in text:
+            raise
+        named = re.search(r"reading file (?:file:(?://)?)?(\S+?)\.?(?:\s|$)", text)
+        why = "Could not read footer" if "FOOTER" in text else "Spark cannot read it"
+        raise InputFormatError(
+            f"is not a readable Parquet file ({why})" if ".parquet" in text else f"cannot be read ({why})",
+            source=named.group(1) if named else path,
+        ) from None
+
+
 def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: str | None) -> Any:
     """Parquet or CSV/TSV files (a path, a glob or a directory) as a Spark DataFrame.  A CSV's columns
     are read as text (the partitions read its numbers by the readers' one grammar, as Dask's do);
@@ -862,7 +940,9 @@ def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: 
     from perfeval.io.base import files
 
     if not files(path):
-        raise InputFormatError("no such file", source=path)
+        raise InputFormatError(
+            "a directory that holds no file" if os.path.isdir(path) else "no such file", source=path
+        )
     first = files(path)[0]
     if fmt == "auto":
         low = first.lower()
@@ -876,10 +956,12 @@ def read_files(spark: Any, path: str, fmt: str, header: bool | None, delimiter: 
             else ""
         )
     if fmt == "parquet":
-        return spark.read.parquet(*files(path)), fmt
+        with read_errors(path):
+            return spark.read.parquet(*files(path)), fmt
     if fmt in ("csv", "tsv"):
         sep = delimiter or ("\t" if fmt == "tsv" else ",")
-        df = spark.read.csv(files(path), sep=sep, header=header is not False, inferSchema=False)
+        with read_errors(path):
+            df = spark.read.csv(files(path), sep=sep, header=header is not False, inferSchema=False)
         if header is False:
             df = df.toDF(*[f"column{i + 1}" for i in range(len(df.columns))])
         return df, fmt
@@ -898,7 +980,7 @@ def spark_ids(df: Any, name: str, role: str = "--group", empties: bool = False) 
     """
     from pyspark.sql import functions as F
 
-    col = F.col(name)
+    col = column(name)
     plain = r"^(0|-?[1-9][0-9]{0,18})$"
     row = df.agg(
         F.sum(F.when(col.isNull() | (F.trim(col) == ""), 1).otherwise(0)).alias("empty"),
@@ -926,7 +1008,7 @@ def spark_keys(df: Any, name: str) -> Any:
     """
     from pyspark.sql import functions as F
 
-    col = F.trim(F.col(name))
+    col = F.trim(column(name))
     plain = r"^(0|-?[1-9][0-9]{0,17})$"
     decimal = r"^[-+]?(0|[1-9][0-9]*)?\.[0-9]*([eE][-+]?[0-9]+)?$|^[-+]?(0|[1-9][0-9]*)[eE][-+]?[0-9]+$"
     row = df.agg(
@@ -948,7 +1030,7 @@ def spark_numbers(df: Any, name: str) -> Any:
     """
     from pyspark.sql import functions as F
 
-    col = F.trim(F.col(name))
+    col = F.trim(column(name))
     row = df.agg(
         F.sum(F.when(col.rlike(r"^(0|-?[1-9][0-9]{0,17})$"), 0).otherwise(1)).alias("ints"),
         F.sum(

@@ -47,13 +47,14 @@ def _frame(args: Any, path: str | None) -> Iterator[tuple[Any, str, list[str], b
     """(the files as a Spark DataFrame, their format, its columns' names, whether they are a header's)
     in a session on ``--spark``'s master (the command's one, when it holds one already).
     """
-    from perfeval.backends.spark import connect, read_files
+    from perfeval.backends.spark import connect, read_errors, read_files
 
     if path is None:
         raise InvalidParameterError("--spark reads files (a path or a glob), not standard input")
     with connect(args.spark) as session:
         df, fmt = read_files(session, path, args.input_format, args.header, args.delimiter)
-        yield df, fmt, list(map(str, df.columns)), fmt == "parquet" or args.header is not False
+        with read_errors(path):  # a file the tasks cannot read (the schema came from another)
+            yield df, fmt, list(map(str, df.columns)), fmt == "parquet" or args.header is not False
 
 
 def _typed(df: Any, fmt: str, labels: list[str], group: str | None, by: list[str]) -> Any:
@@ -211,12 +212,14 @@ def _numbers(df: Any, fmt: str, name: str) -> Any:
     """
     from pyspark.sql import functions as F
 
+    from perfeval.backends.spark import column
+
     kind = dict(df.dtypes)[name]
     if kind in ("tinyint", "smallint", "int", "bigint", "float", "double") or kind.startswith("decimal"):
-        return df.select(F.col(name).cast("double").alias("v")).where(F.col("v").isNotNull())
+        return df.select(column(name).cast("double").alias("v")).where(F.col("v").isNotNull())
     if fmt == "parquet":
         return None
-    col = F.trim(F.col(name))
+    col = F.trim(column(name))
     text = df.select(col.alias("t")).where(F.col("t").isNotNull() & (F.col("t") != ""))
     number = r"^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$"
     if text.where(~F.col("t").rlike(number)).limit(1).count():
@@ -290,6 +293,7 @@ def score_columns_targets(args: Any, key: Callable[[Any], str]) -> tuple[Any, An
     """
     from pyspark.sql import functions as F
 
+    from perfeval.backends.spark import column
     from perfeval.io.columns import choose
     from perfeval.io.grammar import is_number
 
@@ -312,7 +316,7 @@ def score_columns_targets(args: Any, key: Callable[[Any], str]) -> tuple[Any, An
             return None
         name = cols[ch.target.index]
         text = fmt != "parquet"
-        col = F.trim(F.col(name)) if text else F.col(name)
+        col = F.trim(column(name)) if text else column(name)
         seen = df.select(col.alias("t"), F.monotonically_increasing_id().alias("at"))
         missing = F.col("t").isNull() | (F.col("t") == "") if text else F.col("t").isNull()
         if seen.where(missing).limit(1).count():

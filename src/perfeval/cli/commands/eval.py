@@ -702,6 +702,7 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
     from perfeval.backends.spark import (
         connect,
         evaluate_spark,
+        read_errors,
         read_files,
         spark_ids,
         spark_keys,
@@ -710,7 +711,7 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
 
     if path is None:
         raise InvalidParameterError("--spark reads files (a path or a glob), not standard input")
-    with connect(args.spark) as session:
+    with connect(args.spark) as session, read_errors(path):  # a file a task cannot read: one line
         df, fmt = read_files(session, path, args.input_format, args.header, args.delimiter)
         names = list(map(str, df.columns))
         from perfeval.io.base import files

@@ -122,7 +122,7 @@ def _spark(args: Any) -> int:
     ``BinaryClassificationEvaluator``; ``numBins`` from ``--dialects spark:numBins=N``).
     """
     from perfeval.api.spark_explanation import explain_spark, explained
-    from perfeval.backends.spark import connect, read_files, spark_numbers
+    from perfeval.backends.spark import connect, read_errors, read_files, spark_numbers
     from perfeval.dialects.apply import parse_dialect
     from perfeval.exceptions import InputFormatError, InvalidDataError
     from perfeval.io.base import files
@@ -155,7 +155,7 @@ def _spark(args: Any) -> int:
     if path in (None, "-"):
         raise InvalidParameterError("--spark reads files (a path or a glob), not standard input")
     explained(args.measures)  # a measure Spark's evaluator has not: said before Spark starts
-    with connect(args.spark) as session:
+    with connect(args.spark) as session, read_errors(path):  # a file a task cannot read: one line
         df, fmt = read_files(session, path, args.input_format, args.header, args.delimiter)
         names = list(map(str, df.columns))
         ch = choose(
