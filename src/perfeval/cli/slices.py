@@ -184,7 +184,20 @@ def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
         position=table.position,
     )
     out.words = ("a missing value (an empty field, or a null)", "--missing-slice")
+    out.listed = listed(args)
     return out
+
+
+def listed(args: Any) -> str:
+    """Where the command lists every undefined slice with its reason, in its user's words (the
+    library says ``report.slices``): the slices tables, or the output's ``slices``.
+    """
+    fmt = getattr(args, "format", "text")
+    if fmt == "json":
+        return 'the JSON\'s "slices"'
+    if fmt in ("csv", "tsv"):
+        return "the slices' rows (their why_ columns)"
+    return "the slices tables"
 
 
 def picked(args: Any, names: list[str], header: bool, source: str, chosen: Any) -> list[Any]:
@@ -317,7 +330,7 @@ def ask_of(args: Any, names: list[str]) -> Any:
     )
     assert ask is not None
     words = ("a missing value (an empty field, or a null)", "--missing-slice")
-    return replace(ask, words=words, text_ids=True)
+    return replace(ask, words=words, text_ids=True, listed=listed(args))
 
 
 def _key(key: Any) -> str:
