@@ -202,3 +202,72 @@ def test_the_command_says_a_few_lines_in_its_own_words(tmp_path, fmt, where):
     assert all(line.startswith("perfeval: warning: ") for line in lines)
     assert all(f"listed in {where} with the reason" in line for line in lines), lines
     assert "report.slices" not in run.stderr
+
+
+# -- the number of slices: bounded, refused before any key is made ----------------------------------------
+@pytest.fixture
+def few_slices(monkeypatch):
+    from perfeval.engine import slice_report
+
+    monkeypatch.setattr(slice_report, "MAX_SLICES", 1000)
+
+
+def _ids(n: int = 900) -> tuple[dict, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(4)
+    by = {"user": np.arange(n) % 450, "zip": rng.integers(0, 300, n), "sex": rng.integers(0, 2, n)}
+    return by, (rng.random(n) < 0.3).astype(int), rng.random(n)
+
+
+def test_too_many_slices_are_refused_in_one_line_before_any_is_made(few_slices, monkeypatch):
+    from perfeval.api import slices as api_slices
+
+    def no_keys(*a, **k):
+        raise AssertionError("an intersection's keys were made")
+
+    monkeypatch.setattr(api_slices, "_intersection", no_keys)
+    by, y, s = _ids()
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, s, measures=["roc"], by=by, intersections=True)
+    said = str(e.value)
+    assert "\n" not in said
+    assert said.startswith("by: 7 slicings of 'user' (450 values), 'zip' (")
+    assert "would make up to " in said and "more than 1,000" in said
+    # each column alone and the intersections that fit are made
+    r = perfeval.evaluate(y, s, measures=["roc"], by={"sex": by["sex"], "zip": by["zip"]})
+    assert len(r.slices.frame()) == 2 + len(np.unique(by["zip"]))
+
+
+def test_too_many_slices_are_refused_streamed_and_by_the_command(few_slices, tmp_path, capsys):
+    from conftest import run_cli
+
+    by, y, s = _ids()
+    with pytest.raises(perfeval.InvalidParameterError, match="more than 1,000"):
+        perfeval.evaluate_stream(
+            [
+                (y[:450], s[:450], {c: v[:450] for c, v in by.items()}),
+                (y[450:], s[450:], {c: v[450:] for c, v in by.items()}),
+            ],
+            measures=["roc"],
+            by=list(by),
+            intersections=True,
+        )
+    f = tmp_path / "t.csv"
+    pd.DataFrame({**by, "y": y, "p": s}).to_csv(f, index=False)
+    code, out, err = run_cli(
+        [
+            "eval",
+            str(f),
+            "--target",
+            "y",
+            "--score",
+            "p",
+            "--by",
+            "user,zip,sex",
+            "--intersections",
+            "-m",
+            "roc",
+        ],
+        capsys,
+    )
+    assert code == 2 and out == ""  # the slicings asked: a usage error, as more than 2^10 slicings are
+    assert err.count("\n") == 1 and "would make up to" in err and "more than 1,000" in err

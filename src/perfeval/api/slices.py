@@ -31,6 +31,7 @@ from perfeval.engine.slice_report import (  # the result, one layer down (the ba
     asked,
     attach_results,
     check_options,
+    check_slice_count,
     difference_of,
     finish_all,
     named_twice,
@@ -109,6 +110,7 @@ class SliceRequest:
             coded[name] = (keys, codes)
         combination, per = _combinations(coded)
         J = len(next(iter(per.values())))
+        check_slice_count(self.wanted, {c: len(k) for c, (k, _) in coded.items()}, J)
         combination = _narrowed(combination, J) if order is None else _taken_in(combination, J, order)
         out = []
         for w in self.wanted:

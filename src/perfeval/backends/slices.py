@@ -40,6 +40,7 @@ from perfeval.engine.slice_report import (
     asked,
     attach_results,
     check_options,
+    check_slice_count,
     finish_all,
     named_twice,
     not_a_name,
@@ -635,6 +636,7 @@ class SliceFeed:
                 for j, name in enumerate(self.names)
             ]
         ).reshape(-1, len(self.names))
+        check_slice_count(self.ask.wanted, {c: len(finals[c][0]) for c in self.names}, len(combos))
         out = []
         for w in self.ask.wanted:
             idx = [self.names.index(c) for c in w]

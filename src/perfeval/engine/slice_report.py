@@ -14,7 +14,7 @@ import itertools
 import math
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -47,6 +47,7 @@ __all__ = [
     "asked",
     "attach_results",
     "check_options",
+    "check_slice_count",
     "needs_by",
     "named_twice",
     "not_a_name",
@@ -122,6 +123,41 @@ def named_twice(group: tuple[str, ...], item: Any) -> InvalidParameterError:
 #: time (memory of the rows, not of the rows times the slicings: SliceRequest.slicings), but the time
 #: and the slices' values grow with the 2^k - 1 slicings of k columns: name the intersections wanted
 MAX_SLICINGS = 1024
+
+
+#: the slices an evaluation may make, estimated before any is (each slicing's: the product of its
+#: columns' distinct values, at most the combinations of every slice column that hold a row).  Each
+#: slice is a key (a tuple of values for an intersection), its counts and each measure's value: past
+#: this, high-cardinality columns crossed (ids, zip codes) would hold gigabytes of keys and take
+#: minutes to say nothing a reader can use.  A constant, as :data:`MAX_SLICINGS` is.
+MAX_SLICES = 10_000_000
+
+
+def check_slice_count(
+    wanted: Sequence[tuple[str, ...]], distinct: Mapping[str, int], combinations: int
+) -> None:
+    """Refuse, in one line naming the columns and the estimate, slicings that would make more than
+    :data:`MAX_SLICES` slices (``distinct``: each column's distinct values, its missing slice
+    included; ``combinations``: how many combinations of every slice column hold a row), before
+    any slice's key is made.
+    """
+    each = [
+        (distinct[w[0]] if len(w) == 1 else min(math.prod(distinct[c] for c in w), combinations), w)
+        for w in wanted
+    ]
+    total = sum(n for n, _ in each)
+    if total <= MAX_SLICES:
+        return
+    biggest = max(each, key=lambda e: e[0])
+    columns = sorted(dict.fromkeys(c for w in wanted for c in w), key=lambda c: -distinct[c])
+    named = ", ".join(f"{c!r} ({distinct[c]:,} values)" for c in columns[:3]) + (
+        f" and {len(columns) - 3} more" if len(columns) > 3 else ""
+    )
+    raise InvalidParameterError(
+        f"by: {len(wanted):,} slicing{'' if len(wanted) == 1 else 's'} of {named} would make up to "
+        f"{total:,} slices ({slicing_name(biggest[1])!r} up to {biggest[0]:,}), more than {MAX_SLICES:,}: "
+        "slice by fewer or coarser columns (bin them first), or name the intersections wanted"
+    )
 
 
 def _check_intersections(wanted: list[tuple[str, ...]], singles: list[str]) -> None:
