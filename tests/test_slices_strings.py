@@ -271,3 +271,20 @@ def test_too_many_slices_are_refused_streamed_and_by_the_command(few_slices, tmp
     )
     assert code == 2 and out == ""  # the slicings asked: a usage error, as more than 2^10 slicings are
     assert err.count("\n") == 1 and "would make up to" in err and "more than 1,000" in err
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 400), st.integers(1, 40_000), st.integers(0, 2**32 - 1))
+def test_lexsorted_is_numpys_lexsort(n, groups, seed):
+    # the weighted slices' canonical order (GroupedData.from_rows, grouped_histograms) is made by
+    # stable argsorts: the permutation must be np.lexsort's, ties (-0.0 and 0.0 too) in row order
+    from perfeval.summaries.ranking import lexsorted
+
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.random(n), 1)
+    s[rng.random(n) < 0.2] = -0.0
+    y = (rng.random(n) < 0.3).astype(float)
+    w = np.round(rng.random(n), 1)
+    codes = rng.integers(0, groups, n)
+    assert np.array_equal(lexsorted((w, y, s, codes)), np.lexsort((w, y, s, codes)))
+    assert np.array_equal(lexsorted((s, codes)), np.lexsort((s, codes)))

@@ -365,8 +365,12 @@ def _strings(a: np.ndarray) -> tuple[list, np.ndarray, np.ndarray] | None:
     the column holds anything else (integers, booleans, floats that are numbers, other objects,
     a mixture): :func:`_objects` reads it value by value and refuses what it refuses.
     """
-    if a.dtype.kind == "U":
-        present = None
+    try:
+        import pandas as pd
+    except ImportError:  # numpy's sort of the strings (group_codes' own)
+        pd = None
+    if a.dtype.kind == "U" or (pd is not None and pd.api.types.infer_dtype(a, skipna=False) == "string"):
+        present = None  # every value a string (pandas' test: one compiled pass)
     else:
         types = set(map(type, a))
         texts = [t for t in types if issubclass(t, str)]
@@ -380,10 +384,6 @@ def _strings(a: np.ndarray) -> tuple[list, np.ndarray, np.ndarray] | None:
             floats = np.asarray([v for v in a[~present] if isinstance(v, (float, np.floating))], np.float64)
             if not bool(np.isnan(floats).all()):
                 return None
-    try:
-        import pandas as pd
-    except ImportError:  # numpy's sort of the strings (group_codes' own)
-        pd = None
     if pd is not None:
         codes, uniques = pd.factorize(a if present is None else a[present], use_na_sentinel=False)
         keys, sub, _ = _sorted_codes([str(u) for u in uniques], np.asarray(codes, dtype=np.int64))
