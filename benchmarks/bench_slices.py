@@ -26,6 +26,11 @@ less moved than the wall clock by other work on a shared machine):
 - ``st_3x_all`` / ``mt_3x_all``: the same slices by ``evaluate_stream`` over ten chunks and by a
   ``Metric`` given ten updates (each combination of keys' summary merged: the bits of ``pe_3x_all``,
   checked here too).
+- ``fl_2s`` / ``pe_2s`` and ``fl_3s`` / ``pe_3s`` (``--strings``): ``fl_2`` / ``pe_2`` and ``fl_3`` /
+  ``pe_3`` with the slice columns as strings (``a`` ``"a0"`` to ``"a5"``, ... as a pandas column of
+  Python strings, dtype object, for 2 columns; pandas' default string dtype, ``str``, for 3); the
+  ``w`` jobs (``fl_2sw``, ...) weighted too, every row a weight drawn uniformly from (0, 1]
+  (fairlearn: ``sample_params`` of each metric's ``sample_weight``).
 
 Each job's values by slice are saved, and perfeval's compared with fairlearn's: the greatest
 absolute difference over the slices is printed (the issue's goal: equal to 1e-12).
@@ -43,6 +48,9 @@ import tempfile
 import time
 
 JOBS = ("fl_2", "pe_2", "pe_2_all", "fl_3", "pe_3", "pe_3x_all", "st_3x_all", "mt_3x_all")
+#: the same intersections with the slice columns as strings ("s"), and weighted ("w"): run with
+#: ``--jobs`` (``--strings`` runs them all)
+STRING_JOBS = ("fl_2s", "pe_2s", "fl_3s", "pe_3s", "fl_2sw", "pe_2sw", "fl_3sw", "pe_3sw")
 #: the backends' jobs: the rows in ten chunks (streamed) or ten updates (a Metric), the same slices
 CHUNKED = ("st_3x_all", "mt_3x_all")
 
@@ -71,11 +79,20 @@ def one(job: str, rows: int, out: str) -> float:
 
     y, s, cols = data(rows)
     two, three = ["a", "b"], ["c1", "c2", "c3"]
-    columns = two if job.endswith("_2") or job == "pe_2_all" else three
+    base, _, kind = job.partition("_")
+    strings, weighted = kind[1:].startswith("s"), kind.endswith("w")
+    columns = two if kind.startswith("2") else three
     features = pd.DataFrame({c: cols[c] for c in columns})
+    if strings:  # each value its column's name and number as text ("a0"): object for 2, pandas' str for 3
+        for c in columns:
+            text = np.array([f"{c}{i}" for i in range(int(cols[c].max()) + 1)])[cols[c]]
+            features[c] = pd.Series(text, dtype=object if len(columns) == 2 else "str")
+    w = np.random.default_rng(35).uniform(1e-9, 1.0, rows) if weighted else None
+    job = f"{base}_{kind[0]}" if strings else job  # the job it is, on string columns
+    # beside the wall clock, the CPU seconds of the call (every thread's, time.process_time: less moved
+    # by other work on a shared machine than the wall), the warm-up left out of both
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        cpu = time.process_time()  # the CPU seconds of every thread: less moved by other work than the wall
         if job.startswith("fl_"):
             from fairlearn.metrics import MetricFrame
             from sklearn.metrics import average_precision_score, roc_auc_score
@@ -84,14 +101,16 @@ def one(job: str, rows: int, out: str) -> float:
             MetricFrame(
                 metrics=tiny, y_true=y[:50], y_pred=s[:50], sensitive_features=features[:50]
             )  # warm-up
-            t = time.perf_counter()
+            weights = {} if w is None else {"sample_params": {m: {"sample_weight": w} for m in tiny}}
+            t, cpu = time.perf_counter(), time.process_time()
             mf = MetricFrame(
                 metrics={"ROC": roc_auc_score, "AP": average_precision_score},
                 y_true=y,
                 y_pred=s,
                 sensitive_features=features,
+                **weights,
             )
-            took = time.perf_counter() - t
+            took, cpu = time.perf_counter() - t, time.process_time() - cpu
             frame = mf.by_group
             overall = [float(mf.overall["ROC"]), float(mf.overall["AP"])]
         elif job in CHUNKED:
@@ -101,7 +120,7 @@ def one(job: str, rows: int, out: str) -> float:
             pieces = [slice(k, k + step) for k in range(0, rows, step)]
             asked = dict(measures=["roc", "ap"], by=list(columns), intersections=True)
             perfeval.evaluate_stream([(y[:50], s[:50], features[:50])], **asked)  # warm-up
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.process_time()
             if job == "st_3x_all":
                 r = perfeval.evaluate_stream(((y[k], s[k], features[k]) for k in pieces), **asked)
             else:
@@ -109,7 +128,7 @@ def one(job: str, rows: int, out: str) -> float:
                 for k in pieces:
                     m.update(y[k], s[k], by=features[k])
                 r = m.compute()
-            took = time.perf_counter() - t
+            took, cpu = time.perf_counter() - t, time.process_time() - cpu
             frame = r.slices.by_group(tuple(columns))
             overall = [float(r["ROC"]), float(r["AP"])]
         else:
@@ -120,17 +139,21 @@ def one(job: str, rows: int, out: str) -> float:
             )  # warm-up
             if job in ("pe_2", "pe_3"):  # the intersection alone: fairlearn's frame
                 table = features.assign(y=y, s=s)
-                t = time.perf_counter()
+                t, cpu = time.perf_counter(), time.process_time()
                 r = perfeval.evaluate(
-                    table, target="y", score="s", measures=["roc", "ap"], by=[tuple(columns)]
+                    table,
+                    target="y",
+                    score="s",
+                    measures=["roc", "ap"],
+                    by=[tuple(columns)],
+                    sample_weight=w,
                 )
             else:  # each column alone and every intersection
-                t = time.perf_counter()
+                t, cpu = time.perf_counter(), time.process_time()
                 r = perfeval.evaluate(y, s, measures=["roc", "ap"], by=features, intersections=True)
-            took = time.perf_counter() - t
+            took, cpu = time.perf_counter() - t, time.process_time() - cpu
             frame = r.slices.by_group(tuple(columns))
             overall = [float(r["ROC"]), float(r["AP"])]
-    cpu = time.process_time() - cpu
     frame = frame.sort_index()
     np.save(out, np.concatenate([overall, frame["ROC"].to_numpy(float), frame["AP"].to_numpy(float)]))
     return took, cpu
@@ -142,6 +165,7 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", default=",".join(JOBS))
     ap.add_argument("--no-peers", action="store_true", help="perfeval's jobs only")
+    ap.add_argument("--strings", action="store_true", help="string slice columns, weighted or not")
     ap.add_argument("--job", help=argparse.SUPPRESS)
     ap.add_argument("--out", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -149,7 +173,8 @@ def main() -> None:
         took, cpu = one(a.job, a.rows, a.out)
         print(json.dumps({"seconds": took, "cpu": cpu}))
         return
-    jobs = [j for j in a.jobs.split(",") if not (a.no_peers and j.startswith("fl_"))]
+    asked = ",".join(STRING_JOBS) if a.strings else a.jobs
+    jobs = [j for j in asked.split(",") if not (a.no_peers and j.startswith("fl_"))]
     print(f"uptime: {os.popen('uptime').read().strip()}", flush=True)
     times: dict[str, list[float]] = {j: [] for j in jobs}
     cpus: dict[str, list[float]] = {j: [] for j in jobs}
@@ -178,7 +203,9 @@ def main() -> None:
             same = x.shape == z.shape and bool(np.array_equal(x.view(np.int64), z.view(np.int64)))
             ratio = statistics.median(times[chunked]) / statistics.median(times["pe_3x_all"])
             print(f"  {chunked} / pe_3x_all: {ratio:.1f}x the time; the same bits: {same}")
-    for ours, theirs in (("pe_2", "fl_2"), ("pe_2_all", "fl_2"), ("pe_3", "fl_3"), ("pe_3x_all", "fl_3")):
+    pairs = [("pe_2", "fl_2"), ("pe_2_all", "fl_2"), ("pe_3", "fl_3"), ("pe_3x_all", "fl_3")]
+    pairs += [(j, "fl_" + j[3:]) for j in STRING_JOBS if j.startswith("pe_")]
+    for ours, theirs in pairs:
         if ours in times and theirs in times:
             x, z = (np.load(os.path.join(tmp, f"{k}.npy")) for k in (ours, theirs))
             ratio = statistics.median(times[theirs]) / statistics.median(times[ours])

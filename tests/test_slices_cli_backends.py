@@ -229,3 +229,35 @@ def test_a_parquet_text_column_of_digits_slices_as_text_on_dask_too(tmp_path, ca
     a, b = (json.loads(out)["slices"] for _c, out, _e in outs)
     assert a == b
     assert [s["slice"] for s in a["slicings"][0]["slices"]][:3] == ["1", "10", "11"]
+
+
+def test_a_csv_integer_slice_column_with_empty_fields_slices_as_integers_on_every_backend(
+    tmp_path, capsys, small_chunks
+):
+    # an empty field made the column text: its slices came as '1', '10', '11', '2', ... (the text's
+    # order), while the same column from Parquet (nulls) gave the integers 1, 2, ..., 11
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    pytest.importorskip("distributed")
+    path = _parquet_with_nulls(tmp_path)
+    df = pd.read_parquet(path)[["y", "s", "zone"]]
+    df.to_csv(tmp_path / "t.csv", index=False)  # a null: an empty field
+    assert ",\n" in (tmp_path / "t.csv").read_text()
+    argv = ["--target", "y", "--score", "s", "--by", "zone", "-m", "roc", "--format", "json"]
+    sources = [[path], [str(tmp_path / "t.csv")]]
+    outs = [
+        run_cli(["eval", *src, *argv, "--missing-slice", *extra], capsys)
+        for src in sources
+        for extra in ([], ["--stream"], ["--dask", "local:1"])
+    ]
+    for code, _out, err in outs:
+        assert code == 0, err
+    sliced = [json.loads(out)["slices"] for _c, out, _e in outs]
+    keys = [x["slice"] for x in sliced[0]["slicings"][0]["slices"]]
+    assert keys == [*range(1, 12), "<missing>"]
+    assert all(s == sliced[0] for s in sliced[1:])
+    for extra in ([], ["--stream"], ["--dask", "local:1"]):  # without --missing-slice: memory's line
+        code, out, err = run_cli(["eval", str(tmp_path / "t.csv"), *argv, *extra], capsys)
+        assert code == 1 and out == ""
+        line = err.strip().splitlines()[-1]
+        assert "by column 'zone' holds a missing value" in line and "--missing-slice" in line, line

@@ -31,6 +31,7 @@ from perfeval.engine.slice_report import (  # the result, one layer down (the ba
     asked,
     attach_results,
     check_options,
+    check_slice_count,
     difference_of,
     finish_all,
     named_twice,
@@ -81,6 +82,8 @@ class SliceRequest:
     position: Any = None
     #: what a missing value is and what makes it a slice, in the caller's words (code_column's)
     words: tuple[str, str] | None = None
+    #: where the undefined slices' reasons are listed, in the caller's words (the command: its tables)
+    listed: str = "report.slices"
 
     def slicings(self, n: int, order: np.ndarray | None = None) -> list[Slicing]:
         """Every slicing over ``n`` rows, each column coded once (``order``: the codes then taken in
@@ -107,6 +110,7 @@ class SliceRequest:
             coded[name] = (keys, codes)
         combination, per = _combinations(coded)
         J = len(next(iter(per.values())))
+        check_slice_count(self.wanted, {c: len(k) for c, (k, _) in coded.items()}, J)
         combination = _narrowed(combination, J) if order is None else _taken_in(combination, J, order)
         out = []
         for w in self.wanted:
@@ -156,7 +160,16 @@ class SliceRequest:
         if cases.rows_in != len(cases.s):  # the door dropped the rows of weight 0
             w = check_array(ArraySpec("sample_weight", "floats", finite=True, nonneg=True), self.weights)
             keep = w > 0
-        finish_all(report, cases, task, slicings, keep=keep, min_size=self.min_size, missing=self.missing)
+        finish_all(
+            report,
+            cases,
+            task,
+            slicings,
+            keep=keep,
+            min_size=self.min_size,
+            missing=self.missing,
+            listed=self.listed,
+        )
         report.slices.source = SliceSource(task, given, self, keep)
 
 

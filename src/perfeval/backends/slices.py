@@ -40,6 +40,7 @@ from perfeval.engine.slice_report import (
     asked,
     attach_results,
     check_options,
+    check_slice_count,
     finish_all,
     named_twice,
     not_a_name,
@@ -91,6 +92,8 @@ class Ask:
     min_size: int | None
     missing: Missing
     words: tuple[str, str] | None = None
+    #: where the undefined slices' reasons are listed, in the caller's words (the command: its tables)
+    listed: str = "report.slices"
     #: the columns are identities read chunk by chunk as the command reads them (int64 when every
     #: value of the chunk is a plain integer, else the text as written): a plain integer and its
     #: text are one key, the text when a chunk held text (as the column read whole would be)
@@ -633,6 +636,7 @@ class SliceFeed:
                 for j, name in enumerate(self.names)
             ]
         ).reshape(-1, len(self.names))
+        check_slice_count(self.ask.wanted, {c: len(finals[c][0]) for c in self.names}, len(combos))
         out = []
         for w in self.ask.wanted:
             idx = [self.names.index(c) for c in w]
@@ -673,7 +677,14 @@ class SliceFeed:
             rows = _per_slice(slice_of, self._combo_rows, len(keys))
             values = self._finish_summaries(task, slice_of, len(keys), rows)
             results.append(slicing_result(w, keys, values, self.ask.min_size))
-        attach_results(report, results, task, min_size=self.ask.min_size, missing=self.ask.missing)
+        attach_results(
+            report,
+            results,
+            task,
+            min_size=self.ask.min_size,
+            missing=self.ask.missing,
+            listed=self.ask.listed,
+        )
 
     def _attach_rows(self, report: Any, door: Callable[..., tuple[Cases, Task]], slicings: list) -> None:
         if not self._rows:  # no row at all: every slicing without a slice
@@ -694,7 +705,16 @@ class SliceFeed:
             Slicing.of_combinations(w, combo, len(slice_of), _given(keys, slice_of))
             for w, keys, slice_of in slicings
         ]
-        finish_all(report, cases, task, made, keep=keep, min_size=self.ask.min_size, missing=self.ask.missing)
+        finish_all(
+            report,
+            cases,
+            task,
+            made,
+            keep=keep,
+            min_size=self.ask.min_size,
+            missing=self.ask.missing,
+            listed=self.ask.listed,
+        )
 
     def _attach_empty(self, report: Any, slicings: list) -> None:
         task = self._task
@@ -707,7 +727,14 @@ class SliceFeed:
                 if not sp.companion:
                     values.values[sp.label] = np.zeros(0)
             results.append(slicing_result(w, keys, values, self.ask.min_size))
-        attach_results(report, results, task, min_size=self.ask.min_size, missing=self.ask.missing)
+        attach_results(
+            report,
+            results,
+            task,
+            min_size=self.ask.min_size,
+            missing=self.ask.missing,
+            listed=self.ask.listed,
+        )
 
     def _finish_summaries(self, task: Task, slice_of: np.ndarray, n: int, rows: np.ndarray) -> SliceValues:
         """One slicing's values from its combinations' summaries: each slice's summary their sum

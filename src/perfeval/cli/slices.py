@@ -141,8 +141,6 @@ def by_columns(args: Any, table: Any, taken: Mapping[str, Any]) -> dict[str, Any
     (none of them a column the evaluation reads: ``taken``, a role's column or columns), an empty
     field a missing value.
     """
-    import numpy as np
-
     from perfeval.io.columns import pick
 
     by: dict[str, Any] = {}
@@ -151,7 +149,7 @@ def by_columns(args: Any, table: Any, taken: Mapping[str, Any]) -> dict[str, Any
         assert col is not None  # a spec given: a column, or pick's one line
         values = table.data[col.index]
         if col.index in table.empties:  # an empty field is a missing value (text columns)
-            values = np.where(values == "", None, values.astype(object))
+            values = with_empties(values)
         by[col.name] = values
     for role, given in taken.items():
         for col in given if isinstance(given, (list, tuple)) else [given]:
@@ -184,7 +182,20 @@ def request_of(args: Any, table: Any, chosen: Any, weights: Any) -> Any:
         position=table.position,
     )
     out.words = ("a missing value (an empty field, or a null)", "--missing-slice")
+    out.listed = listed(args)
     return out
+
+
+def listed(args: Any) -> str:
+    """Where the command lists every undefined slice with its reason, in its user's words (the
+    library says ``report.slices``): the slices tables, or the output's ``slices``.
+    """
+    fmt = getattr(args, "format", "text")
+    if fmt == "json":
+        return 'the JSON\'s "slices"'
+    if fmt in ("csv", "tsv"):
+        return "the slices' rows (their why_ columns)"
+    return "the slices tables"
 
 
 def picked(args: Any, names: list[str], header: bool, source: str, chosen: Any) -> list[Any]:
@@ -235,8 +246,6 @@ def chunk_slices(args: Any, cols: Any, by_columns: list, checks: Placed) -> tupl
     """
     import itertools
 
-    import numpy as np
-
     from perfeval.backends.slices import ChunkSlices
 
     checks.keep = True
@@ -250,8 +259,7 @@ def chunk_slices(args: Any, cols: Any, by_columns: list, checks: Placed) -> tupl
             by: dict[str, Any] = {}
             for col, values in zip(by_columns, head[5:], strict=True):
                 if col.index in getattr(where, "empties", {}):  # an empty field is a missing value
-                    held = np.asarray(values)
-                    values = np.where(held == "", np.array(None), held.astype(object))
+                    values = with_empties(values)
                 by[col.name] = values
             yield [*head[:5], ChunkSlices(by, where.position)]
 
@@ -286,6 +294,31 @@ class DaskColumns:
         return dask_slices(self.args, ddf, [names[c.index] for c in self.columns], read)
 
 
+def with_empties(values: Any, exact: bool = False) -> Any:
+    """A slice column read as text because some fields are empty (missing values), read as an
+    identity column is: integers when every other value is a plain integer (as Parquet's integers
+    with nulls), else the text; an empty field None or NaN, a missing value.  The integers as float64
+    with NaN where empty when each is below 2**53 (coded as integers, quickly), else (``exact``: the
+    frame of a Dask partition, whose column stays objects) as Python integers and None.
+    """
+    import numpy as np
+
+    from perfeval.io.grammar import identity
+
+    held = np.asarray(values)
+    empty = held == ""
+    ids = identity(held[~empty].tolist())
+    if ids.dtype.kind != "i":
+        return np.where(empty, np.array(None), held.astype(object))
+    if not exact and (not len(ids) or bool(((ids > -(2**53)) & (ids < 2**53)).all())):
+        out = np.full(len(held), np.nan)
+        out[~empty] = ids
+        return out
+    objects = np.full(len(held), None, dtype=object)
+    objects[~empty] = ids.tolist()
+    return objects
+
+
 def dask_slices(args: Any, ddf: Any, names: list[str], read: dict) -> tuple[Any, dict]:
     """The frame of ``perfeval eval --dask --by`` with its slice columns read as in memory (an empty
     field of a text file a missing value), and evaluate_dask's ``by=``.
@@ -298,7 +331,8 @@ def dask_slices(args: Any, ddf: Any, names: list[str], read: dict) -> tuple[Any,
             for n in names:
                 col = part[n]
                 if col.dtype.kind in "OU":
-                    part[n] = col.astype(object).where(col.astype(str) != "", None)
+                    held = col.astype(object).where(col.notna(), "").astype(str).to_numpy()
+                    part[n] = with_empties(held, exact=True)
             return part
 
         meta = ddf._meta.copy()
@@ -325,7 +359,7 @@ def ask_of(args: Any, names: list[str]) -> Any:
     )
     assert ask is not None
     words = ("a missing value (an empty field, or a null)", "--missing-slice")
-    return replace(ask, words=words, text_ids=True)
+    return replace(ask, words=words, text_ids=True, listed=listed(args))
 
 
 def _key(key: Any) -> str:

@@ -32,7 +32,7 @@ from perfeval.measures import Measure, MeasureSpec, parse_measure
 from perfeval.measures._data import GroupedData
 from perfeval.measures.spec import refuse_pending, split_measures, with_threshold
 from perfeval.summaries import ScoreHistogram
-from perfeval.summaries.ranking import RankingData, group_codes
+from perfeval.summaries.ranking import RankingData, group_codes, lexsorted
 
 # The tie bounds and the thread pool are imported where they are used: `evaluate()` of one
 # measure without tie bounds loads neither.
@@ -838,7 +838,7 @@ def grouped_histograms(
     cells (weight 0) and knowing whether its weights are whole (both found for every group at
     once: each group's summary is then what :meth:`ScoreHistogram.canonical` would make of it).
     """
-    order = np.lexsort((s, codes))
+    order = lexsorted((s, codes))  # np.lexsort's permutation, sooner
     c, sc, yy = codes[order], s[order] + 0.0, y[order]
     ww = np.ones(len(s)) if w is None else w[order]
     new = np.ones(len(sc), dtype=bool)

@@ -14,7 +14,7 @@ import itertools
 import math
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -47,6 +47,7 @@ __all__ = [
     "asked",
     "attach_results",
     "check_options",
+    "check_slice_count",
     "needs_by",
     "named_twice",
     "not_a_name",
@@ -124,6 +125,41 @@ def named_twice(group: tuple[str, ...], item: Any) -> InvalidParameterError:
 MAX_SLICINGS = 1024
 
 
+#: the slices an evaluation may make, estimated before any is (each slicing's: the product of its
+#: columns' distinct values, at most the combinations of every slice column that hold a row).  Each
+#: slice is a key (a tuple of values for an intersection), its counts and each measure's value: past
+#: this, high-cardinality columns crossed (ids, zip codes) would hold gigabytes of keys and take
+#: minutes to say nothing a reader can use.  A constant, as :data:`MAX_SLICINGS` is.
+MAX_SLICES = 10_000_000
+
+
+def check_slice_count(
+    wanted: Sequence[tuple[str, ...]], distinct: Mapping[str, int], combinations: int
+) -> None:
+    """Refuse, in one line naming the columns and the estimate, slicings that would make more than
+    :data:`MAX_SLICES` slices (``distinct``: each column's distinct values, its missing slice
+    included; ``combinations``: how many combinations of every slice column hold a row), before
+    any slice's key is made.
+    """
+    each = [
+        (distinct[w[0]] if len(w) == 1 else min(math.prod(distinct[c] for c in w), combinations), w)
+        for w in wanted
+    ]
+    total = sum(n for n, _ in each)
+    if total <= MAX_SLICES:
+        return
+    biggest = max(each, key=lambda e: e[0])
+    columns = sorted(dict.fromkeys(c for w in wanted for c in w), key=lambda c: -distinct[c])
+    named = ", ".join(f"{c!r} ({distinct[c]:,} values)" for c in columns[:3]) + (
+        f" and {len(columns) - 3} more" if len(columns) > 3 else ""
+    )
+    raise InvalidParameterError(
+        f"by: {len(wanted):,} slicing{'' if len(wanted) == 1 else 's'} of {named} would make up to "
+        f"{total:,} slices ({slicing_name(biggest[1])!r} up to {biggest[0]:,}), more than {MAX_SLICES:,}: "
+        "slice by fewer or coarser columns (bin them first), or name the intersections wanted"
+    )
+
+
 def _check_intersections(wanted: list[tuple[str, ...]], singles: list[str]) -> None:
     """Refuse ``intersections`` that would make more than :data:`MAX_SLICINGS` slicings, in one line
     saying how many, before any is made.
@@ -186,9 +222,11 @@ def finish_all(
     keep: np.ndarray | None = None,
     min_size: int | None = None,
     missing: Missing = "error",
+    listed: str = "report.slices",
 ) -> None:
     """Finish every slicing from the checked ``cases`` (``keep``: which of the slicings' rows the door
-    kept, the rows of weight 0 being dropped) into ``report.slices`` (:func:`attach_results`).
+    kept, the rows of weight 0 being dropped) into ``report.slices`` (:func:`attach_results`, which
+    says the undefined slices ``listed`` there).
     """
     results = []
     combination = slicings[0].combination if slicings else None
@@ -214,7 +252,7 @@ def finish_all(
             values = finish_slicing(task, cases, codes, len(keys))
         del codes
         results.append(slicing_result(sl.columns, keys, values, min_size))
-    attach_results(report, results, task, min_size=min_size, missing=missing)
+    attach_results(report, results, task, min_size=min_size, missing=missing, listed=listed)
 
 
 def slicing_result(
@@ -226,10 +264,17 @@ def slicing_result(
 
 
 def attach_results(
-    report: Any, results: list[SlicingResult], task: Task, *, min_size: int | None, missing: Missing
+    report: Any,
+    results: list[SlicingResult],
+    task: Task,
+    *,
+    min_size: int | None,
+    missing: Missing,
+    listed: str = "report.slices",
 ) -> None:
     """The finished slicings as ``report.slices`` (the overall values the report's), named in
-    ``report.params``, and which slices leave a measure undefined said (a warning a slicing).
+    ``report.params``, and which slices leave a measure undefined said (a few warnings in all,
+    :func:`_say_undefined`; ``listed``: where the user reads every reason, in the caller's words).
     """
     labels = results[0].values.values if results else {}
     overall = {label: r.value for label, r in report.results.items() if label in labels}
@@ -240,8 +285,7 @@ def attach_results(
         "min_size": min_size,
         "missing": missing,
     }
-    for res in results:
-        _say_undefined(res)
+    _say_undefined(results, listed)
 
 
 # -- the result ----------------------------------------------------------------------------------------
@@ -798,26 +842,59 @@ def _json_key(key: Any) -> Any:
     return key if isinstance(key, (str, int, bool)) else str(key)
 
 
-def _say_undefined(res: SlicingResult) -> None:
-    """One warning a slicing: the measures undefined in some of its slices, the slices (up to five,
-    with why), named together when the same slices leave them undefined.
+#: the slicings a warning of undefined slices names (the rest counted), and the warnings said (one a
+#: set of measures undefined together; the sets past these counted in one more line)
+SAID_SLICINGS = 3
+SAID_KINDS = 5
+
+
+def _say_undefined(results: Sequence[SlicingResult], listed: str = "report.slices") -> None:
+    """The measures undefined in some slices, said in a bounded number of warnings: one a set of
+    measures undefined in the same slices of a slicing (however many slicings: 1,023 intersections of
+    ten columns give a few lines, not a thousand).  One slicing: its slices named (up to five, with
+    why); several: the first :data:`SAID_SLICINGS` named with their count and first slice, the rest
+    counted.  ``listed``: where the user finds every reason (the command's words: its tables).
     """
-    together: dict[tuple, list[str]] = {}
-    for m, reasons in res.values.reasons.items():
-        nan = tuple(i for i, why in sorted(reasons.items()) if not why.endswith("infinity"))
-        if nan:
-            together.setdefault(nan, []).append(m)
-    for idx, labels in together.items():
+    kinds: dict[tuple[str, ...], list[tuple[SlicingResult, tuple[int, ...]]]] = {}
+    for res in results:
+        together: dict[tuple, list[str]] = {}
+        for m, reasons in res.values.reasons.items():
+            nan = tuple(i for i, why in sorted(reasons.items()) if not why.endswith("infinity"))
+            if nan:
+                together.setdefault(nan, []).append(m)
+        for idx, measures in together.items():
+            kinds.setdefault(tuple(measures), []).append((res, idx))
+    tail = f"listed in {listed} with the reason, and left out of the gaps"
+    for labels, hits in list(kinds.items())[:SAID_KINDS]:
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
         verb = "is" if len(labels) == 1 else "are"
-        first = res.values.reasons[labels[0]]
-        shown = "; ".join(f"{res.keys[i]!r}: {first[i].split(': ')[0]}" for i in idx[:5]) + (
-            "; ..." if len(idx) > 5 else ""
+        if len(hits) == 1:
+            res, idx = hits[0]
+            first = res.values.reasons[labels[0]]
+            shown = "; ".join(f"{res.keys[i]!r}: {first[i].split(': ')[0]}" for i in idx[:5]) + (
+                "; ..." if len(idx) > 5 else ""
+            )
+            said = f"{len(idx)} of {len(res)} slices of {res.name!r} ({shown})"
+        else:
+            each = []
+            for res, idx in hits[:SAID_SLICINGS]:
+                why = res.values.reasons[labels[0]][idx[0]].split(": ")[0]
+                each.append(f"{res.name!r}: {len(idx)} of {len(res)}, first {res.keys[idx[0]]!r}: {why}")
+            more = len(hits) - SAID_SLICINGS
+            if more > 0:
+                each.append(f"and {more:,} more slicing{'' if more == 1 else 's'}")
+            n = sum(len(idx) for _, idx in hits)
+            said = f"{n:,} slices of {len(hits):,} slicings ({'; '.join(each)})"
+        warnings.warn(
+            UndefinedMeasureWarning(f"{named} {verb} undefined in {said}; {tail}"),
+            stacklevel=user_stacklevel(),
         )
+    if len(kinds) > SAID_KINDS:
+        rest = list(kinds.items())[SAID_KINDS:]
+        n = sum(len(idx) for _, hits in rest for _, idx in hits)
         warnings.warn(
             UndefinedMeasureWarning(
-                f"{named} {verb} undefined in {len(idx)} of {len(res)} slices of {res.name!r} ({shown}); "
-                "listed in report.slices with the reason, and left out of the gaps"
+                f"and {len(rest)} more sets of measures are undefined in {n:,} slices in all; {tail}"
             ),
             stacklevel=user_stacklevel(),
         )

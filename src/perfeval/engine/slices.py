@@ -19,6 +19,7 @@ that code their own rows can be merged by key.  The result object users see is
 
 from __future__ import annotations
 
+import itertools
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
@@ -233,6 +234,10 @@ def coded_column(
     where = position or (lambda i: f"row {i}")
     if missing not in ("error", "slice"):
         raise InvalidParameterError(f"`missing` must be 'error' or 'slice', got {missing!r}")
+    texts = _pandas_strings(values)
+    if texts is not None:  # pandas' string dtypes (pyarrow's too): coded by pandas, never as objects
+        keys, codes, absent = texts
+        return _with_missing(name, keys, codes, absent, missing, where, values, words)
     cat = _categorical(values)
     if cat is not None:
         codes, categories = cat
@@ -250,8 +255,13 @@ def coded_column(
         a = _whole_floats(name, a, absent, where)
     elif kind == "M" or kind == "m":
         absent = np.isnat(a)
-    elif kind == "O":
-        a, absent = _objects(name, a, where)
+    elif kind == "O" or kind == "U":
+        texts = _strings(a)
+        if texts is not None:  # strings (and missing values): coded in a few vectorised passes
+            keys, codes, absent = texts
+            return _with_missing(name, keys, codes, absent, missing, where, values, words)
+        if kind == "O":
+            a, absent = _objects(name, a, where)
     elif kind not in "biuUS":
         raise InvalidDataError(
             f"by column {name!r} holds {a.dtype} values: a slice is a string, an integer, a boolean or a "
@@ -326,6 +336,76 @@ def _whole_floats(name: str, a: np.ndarray, absent: np.ndarray, where: Callable[
             "can be the same float; pass the column as integers or strings"
         )
     return ok.astype(np.int64)
+
+
+#: the types of the values :func:`_is_missing` calls missing (a float and a datetime64 when not a number)
+_MISSING_TYPES = ("NoneType", "NAType", "NaTType")
+
+
+def _pandas_strings(values: Any) -> tuple[list, np.ndarray, np.ndarray] | None:
+    """A pandas Series, Index or array of a string dtype (``"string"``, ``"str"``, pyarrow-backed
+    or not) as :func:`_strings` codes it, by :func:`pandas.factorize` (a pyarrow-backed column: by
+    pyarrow's dictionary encoding), never read as Python objects; None for anything else.
+    """
+    if not type(values).__module__.startswith("pandas"):
+        return None
+    import pandas as pd
+
+    if not isinstance(getattr(values, "dtype", None), pd.StringDtype):
+        return None
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    return _sorted_codes([str(u) for u in uniques], np.asarray(codes, dtype=np.int64))
+
+
+def _strings(a: np.ndarray) -> tuple[list, np.ndarray, np.ndarray] | None:
+    """A column of strings, some perhaps missing (None, NaN, pandas' NA, NaT), as its keys (the
+    distinct strings, sorted as Python sorts them), each row's code (0 where missing) and which rows
+    are missing: what :func:`_objects` and :func:`group_codes` make of it, in a few vectorised
+    passes over the rows (pandas' hash table when pandas is there, else numpy's sort).  None when
+    the column holds anything else (integers, booleans, floats that are numbers, other objects,
+    a mixture): :func:`_objects` reads it value by value and refuses what it refuses.
+    """
+    try:
+        import pandas as pd
+    except ImportError:  # numpy's sort of the strings (group_codes' own)
+        pd = None
+    if a.dtype.kind == "U" or (pd is not None and pd.api.types.infer_dtype(a, skipna=False) == "string"):
+        present = None  # every value a string (pandas' test: one compiled pass)
+    else:
+        types = set(map(type, a))
+        texts = [t for t in types if issubclass(t, str)]
+        others = [t for t in types if not issubclass(t, str)]
+        if not texts or any(
+            not (t.__name__ in _MISSING_TYPES or issubclass(t, (float, np.floating))) for t in others
+        ):
+            return None
+        present = np.fromiter(map(isinstance, a, itertools.repeat(str, len(a))), dtype=bool, count=len(a))
+        if any(issubclass(t, (float, np.floating)) for t in others):  # a float that is a number: no string
+            floats = np.asarray([v for v in a[~present] if isinstance(v, (float, np.floating))], np.float64)
+            if not bool(np.isnan(floats).all()):
+                return None
+    if pd is not None:
+        codes, uniques = pd.factorize(a if present is None else a[present], use_na_sentinel=False)
+        keys, sub, _ = _sorted_codes([str(u) for u in uniques], np.asarray(codes, dtype=np.int64))
+    else:
+        keys_arr, sub = group_codes(a if present is None else a[present])
+        keys = [str(k) for k in keys_arr.tolist()]
+    if present is None:
+        return keys, sub, np.zeros(len(a), dtype=bool)
+    codes = np.zeros(len(a), dtype=np.int64)
+    codes[present] = sub
+    return keys, codes, ~present
+
+
+def _sorted_codes(uniques: list[str], codes: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
+    """Strings coded in the order first seen (``codes``, -1: missing) as the keys sorted, each row's
+    code among them (0 where missing) and which rows are missing.
+    """
+    order = sorted(range(len(uniques)), key=uniques.__getitem__)
+    rank = np.empty(len(uniques) + 1, dtype=np.int64)
+    rank[order] = np.arange(len(uniques), dtype=np.int64)
+    rank[-1] = 0  # code -1: a missing value, marked apart
+    return [uniques[i] for i in order], rank[codes], codes < 0
 
 
 def _objects(name: str, a: np.ndarray, where: Callable[[int], str]) -> tuple[np.ndarray, np.ndarray]:

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval.summaries.ranking import TieTable
+from perfeval.summaries.ranking import TieTable, lexsorted
 
 # Start-up: concurrent.futures is imported where the sums run on threads (evaluate() of one
 # measure does not load it).
@@ -52,7 +52,7 @@ class GroupedData:
         if w is None:
             return cls(codes, np.asarray(y), s, None, n_groups)
         y = np.asarray(y, dtype=np.float64)
-        canon = np.lexsort((w, y, s, codes))
+        canon = lexsorted((w, y, s, codes))
         return cls(codes[canon], y[canon], s[canon], w[canon], n_groups)
 
     @property
