@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import perfeval
@@ -103,10 +103,38 @@ def test_values_are_scikit_learns(d, name, multioutput):
     kw = {"sample_weight": w, "multioutput": multioutput}
     if name in ("mean_pinball_loss", "d2_pinball_score"):
         kw["alpha"] = 0.3
+    # a constant target column: scikit-learn's weighted mean of equal values can miss them by an ulp,
+    # so its variance is ~1e-30, not 0, and its R2 ~-1e30 rather than its own force_finite value;
+    # that case is test_a_constant_target_column_is_force_finites_value's
+    assume(not (name in VARIANCE and _constant_column(y, w)))
     theirs = _call(getattr(sk, name), y, p, **kw)
     ours = _call(getattr(SR, name), y, p, **kw)
     assert np.ndim(ours) == np.ndim(theirs)
     assert close(ours, theirs, rel=1e-9 if name in VARIANCE else 1e-12), (name, ours, theirs)
+
+
+def _constant_column(y, w) -> bool:
+    """Whether a column's targets, over the rows of positive weight, are all one value."""
+    yy = y.reshape(len(y), -1)
+    keep = np.ones(len(y), bool) if w is None else np.asarray(w) > 0
+    return any(np.all(col[keep] == col[keep][0]) for col in yy.T)
+
+
+def test_a_constant_target_column_is_force_finites_value():
+    """The case hypothesis found (fresh-clone run of 2026-11-29): targets 3, 3 with fractional
+    weights.  The variance is 0, so R2 and explained variance are scikit-learn's force_finite values
+    (0 when the predictions miss, 1 when they hit); scikit-learn's own weighted mean misses 3 by an
+    ulp and gives about -1.9e30 for the first column."""
+    y = np.array([[3.0, 3.0], [3.0, 0.0]])
+    p = np.array([[2.0, 1.0], [3.0, 2.0]])
+    w = np.array([1.58097541, 2.53348329])
+    for name in VARIANCE:
+        ours = getattr(SR, name)(y, p, sample_weight=w, multioutput="raw_values")
+        assert ours[0] == 0.0
+        theirs = _call(getattr(sk, name), y, p, sample_weight=w, multioutput="raw_values")
+        assert close(ours[1:], theirs[1:], rel=1e-9)
+        hit = getattr(SR, name)(y[:, :1], y[:, :1], sample_weight=w, multioutput="raw_values")
+        assert hit[0] == 1.0
 
 
 @settings(max_examples=60, deadline=None)
