@@ -424,7 +424,7 @@ def _binary(
     report = binary_report(
         specs, summary, rows=rows, threshold=threshold, weighted=weight is not None, backend="spark"
     )
-    report.params = _memory_order(report.params, pos_label)
+    report.params["pos_label"] = pos_label  # in memory's place (the shared report builders put it there)
     report.summary = summary
     if feed is not None:
         from perfeval.engine.slices import Task
@@ -561,18 +561,8 @@ def _grouped(
     report = grouped_parts_report(
         got, specs, pairs, target, threshold, weight is not None, pos_label, labels_read, "spark"
     )
-    report.params = _memory_order(report.params, pos_label)
+    report.params["pos_label"] = pos_label  # in memory's place (the shared report builders put it there)
     return report
-
-
-def _memory_order(params: dict, pos_label: Any) -> dict:
-    """A binary report's parameters in the order (and with the keys) memory's report has them: the
-    positive label (None: not named) just before the backend, so that the JSON is memory's.
-    """
-    out = {k: v for k, v in params.items() if k != "pos_label"}
-    at = list(out).index("backend")
-    items = list(out.items())
-    return dict(items[:at] + [("pos_label", pos_label)] + items[at:])
 
 
 def _regression(
