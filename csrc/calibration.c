@@ -1084,10 +1084,15 @@ static int fsm_step(fit_fsm *f)
         if (f->mx[1] <= f->mn[0] || f->mx[0] <= f->mn[1]) /* the scores separate the classes */
             return 0;
         f->a_null = f->lob - f->l1ob, f->ll_null = f->P * f->lob + (f->W - f->P) * f->l1ob;
-        FSM_PASS_AT(FSM_FIRST, f->a, f->b, PASS_JOINT, S);
+        /* fit_group's first pass, with the likelihood it makes in a second pass at the same (a, b) when
+         * newton_reach is above FIT_SAFE (two thirds of the groups of 10 rows): one pass with both.  A
+         * pass's other sums are the same bits with PASS_LL or without (its likelihood is summed apart),
+         * so the reach, the start and every step after are fit_group's; the likelihood costs a log1p a
+         * cell, the pass it saves an exp, two divisions and every sum (and most of the slots' vectors
+         * make the likelihood anyway, for another slot). */
+        FSM_PASS_AT(FSM_FIRST, f->a, f->b, PASS_JOINT | PASS_LL, S);
         f->from_null = 0, f->have_ll = 0;
         if (!(newton_reach(S, f->xmin, f->xmax) <= FIT_SAFE)) {
-            FSM_PASS(f->a, f->b, PASS_JOINT | PASS_LL, S);
             f->have_ll = 1;
             f->from_null = !(S[5] >= f->ll_null);
         }

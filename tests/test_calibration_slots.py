@@ -149,3 +149,72 @@ def test_logit_fit_given_the_scores_is_fit_cells_then_the_fit_bit_for_bit(seed, 
             assert got.tobytes() == want.reshape(-1).tobytes(), t
     finally:
         _native.cal_target("")
+
+
+def _start_kinds(x, p, n, b):
+    """Each group's start of the joint fit as fit_group takes it (numpy, approximately: only to show the
+    corpus has each kind, well away from the bounds): 0 when the calibrated start's Newton step moves
+    no cell's z by more than 1 (FIT_SAFE; no likelihood read), 1 when it does and the calibrated start
+    is at least as likely as the constant, 2 when it is less likely (the fit starts from the constant);
+    -1 near a bound."""
+    kinds = []
+    for k in range(len(b) - 1):
+        xs, ps, ns = x[b[k] : b[k + 1]], p[b[k] : b[k + 1]], n[b[k] : b[k + 1]]
+        W, P = ps.sum() + ns.sum(), ps.sum()
+        a = np.log(P / W) - np.log1p(-P / W) - (xs * (ps + ns)).sum() / W
+        mu = 1 / (1 + np.exp(-(a + xs)))
+        r, v = ps * (1 - mu) - ns * mu, (ps + ns) * mu * (1 - mu)
+        H = np.array([[v.sum(), (v * xs).sum()], [(v * xs).sum(), (v * xs * xs).sum()]])
+        da, db = np.linalg.solve(H, [r.sum(), (r * xs).sum()])
+        reach = max(abs(da + db * xs.min()), abs(da + db * xs.max()))
+        ll = (ps * np.log(mu) + ns * np.log1p(-mu)).sum()
+        ll_null = P * np.log(P / W) + (W - P) * np.log1p(-P / W)
+        if reach < 0.9:
+            kinds.append(0)
+        elif reach > 1.1 and abs(ll - ll_null) > 1e-6 * abs(ll_null):
+            kinds.append(1 if ll > ll_null else 2)
+        else:
+            kinds.append(-1)
+    return np.array(kinds)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_joint_fits_first_pass_likelihood_gives_fit_group_s_start(seed):
+    """Branch fits-ll: the joint fit's first pass in the slots makes the likelihood with its other sums
+    (fit_group makes it in a second pass at the same point when the first Newton step is not within
+    FIT_SAFE), and decides from it whether the fit starts from the constant.  Groups of each kind of
+    start (the step within FIT_SAFE; beyond it and the calibrated start the likelier; beyond it and the
+    constant the likelier: scores against their classes), fitted together on every pass and alone by
+    fit_group: the same bits (a stale or missing likelihood sends the third kind from the calibrated
+    start, and changes their bits)."""
+    rng = np.random.default_rng(700 + seed)
+    xs_, ps_, ns_, bounds = [], [], [], [0]
+    for k in range(300):
+        m = int(rng.integers(3, 17))
+        s = np.sort(rng.uniform(0.02, 0.98, m))
+        s = np.unique(s)
+        w = rng.integers(1, 5, len(s)).astype(float)
+        kind = k % 3
+        q = {0: s, 1: 1 / (1 + ((1 - s) / s) ** 2), 2: 1 - s}[kind]  # P(y = 1): s, logit 2 logit(s), 1 - s
+        p, n = np.round(q * w * 4) / 4, np.round((1 - q) * w * 4) / 4  # weights of each class (quarters)
+        live = (p > 0) | (n > 0)
+        s, p, n = s[live], p[live], n[live]
+        if not (p > 0).any() or not (n > 0).any():
+            continue
+        xs_.append(np.log(s) - np.log1p(-s))
+        ps_.append(p)
+        ns_.append(n)
+        bounds.append(bounds[-1] + len(s))
+    x, p, n, b = np.concatenate(xs_), np.concatenate(ps_), np.concatenate(ns_), np.array(bounds, np.int64)
+    kinds = _start_kinds(x, p, n, b)
+    assert all((kinds == kd).sum() >= 20 for kd in (0, 1, 2)), np.bincount(kinds + 1)
+    try:
+        for t in _targets():
+            _native.cal_target(t)
+            out = np.frombuffer(_native.logit_fit(x, p, n, b, True, True), np.float64).reshape(2, -1)
+            assert all(np.isfinite(out[1, kinds == kd]).sum() >= 20 for kd in (0, 1, 2))  # fits, not NaN
+            for k in range(len(b) - 1):
+                want = np.array(_alone(x, p, n, b, k, True))
+                assert out[:, k].tobytes() == want.tobytes(), (t, k, kinds[k], out[:, k], want)
+    finally:
+        _native.cal_target("")
