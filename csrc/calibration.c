@@ -1417,8 +1417,10 @@ static int slots_run(fit_queue *q)
                     if (q->joint)
                         fk->b = fk->qb = sl->nb[k], fk->have_ll = 0;
                     fk->near = sl->nnear[k] != 0;
-                    if (first >> k & 1) /* fit_group's start from (a, 1) and newton2's first step */
-                        fk->from_null = fk->second = 0, fk->ra = fk->rb = NAN, fk->it = 0, fk->state = FSM_JOINT;
+                    if (first >> k & 1) /* fit_group's start from (a, 1) and newton2's first step; FSM_JOINT's
+                                           * pass without the likelihood (the first's is with it) */
+                        fk->from_null = fk->second = 0, fk->ra = fk->rb = NAN, fk->it = 0, fk->state = FSM_JOINT,
+                        fk->flags = PASS_JOINT;
                     else
                         fk->it++;
                 }
