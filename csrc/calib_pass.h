@@ -262,7 +262,7 @@ static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
             int M = 0;
             for (int r = u * CLN; r < (u + 1) * CLN; r++)
                 M = sl->m[c][r] > M ? sl->m[c][r] : M;
-            cvd va, vb, l[10][8], cm[2][8], Z[SLOT_CELLS], E[SLOT_CELLS];
+            cvd va, vb, l[10][8], cm[2][8], Z[SLOT_CELLS], E[SLOT_CELLS], L[SLOT_CELLS];
             memcpy(&va, sl->a + u * CLN, sizeof va);
             memcpy(&vb, sl->b + u * CLN, sizeof vb);
             for (int j = 0; j < M; j++) {
@@ -271,6 +271,17 @@ static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
                 Z[j] = va + vb * X;
                 E[j] = CAL(vexp)(-(cvd)((cvm)Z[j] & absmask));
             }
+            /* each position's likelihood term w (log1p(e) + max(+-z, 0)) before the sums too: log1p's
+             * polynomial is a chain as long as exp's, made among the others' (in the sums' loop it
+             * waited on each position's) */
+            if (want_ll)
+                for (int j = 0; j < M; j++) {
+                    cvd W, z = Z[j];
+                    memcpy(&W, sl->w[c][j] + u * CLN, sizeof W);
+                    cvd sp = CAL(vlog1p01)(E[j]);
+                    cvd zz = neg ? CAL(vblend)(z > 0.0, z, zero) : CAL(vblend)(z < 0.0, -z, zero);
+                    L[j] = W * (sp + zz);
+                }
             for (int j = 0; j < 8; j++) {
                 cvd A[2] = {zero, zero}, C[2] = {zero, zero}, s2_ = zero, s3_ = zero, s4_ = zero, s5_ = zero;
                 cvd s6_ = zero, s7_ = zero, s8_ = zero, s9_ = zero;
@@ -302,11 +313,8 @@ static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
                         s8_ += tt * (X * X);
                         s9_ += tt * ((X * X) * X);
                     }
-                    if (want_ll) {
-                        cvd sp = CAL(vlog1p01)(e);
-                        cvd zz = neg ? CAL(vblend)(z > 0.0, z, zero) : CAL(vblend)(z < 0.0, -z, zero);
-                        s5_ += W * (sp + zz);
-                    }
+                    if (want_ll)
+                        s5_ += L[h];
                 }
                 l[0][j] = A[0], l[1][j] = A[1], cm[0][j] = C[0], cm[1][j] = C[1];
                 l[2][j] = s2_, l[3][j] = s3_, l[4][j] = s4_, l[5][j] = s5_;
