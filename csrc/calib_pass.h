@@ -244,10 +244,11 @@ static void CAL(prep)(const cal_seq *q, Py_ssize_t lo, Py_ssize_t hi, double out
  * 0 times a finite number, added to sums that are never -0.0), which the pass adds for its padding
  * and which are left out here past the most cells of a vector's places (M).  Each vector's e =
  * exp(-|z|) are made first, every position's apart (independent chains, so that they overlap),
- * then the terms.  The vectors holding a slot of the mask act are made (the others not read; a lane
- * not in act, of no cells or at (0, 0), makes finite numbers that are not read), the likelihood in
- * those holding a slot of the mask ll (the other lanes' likelihoods not read), the slope's sums only
- * when joint; slots_run zeroes what a slot's flags leave out, as the pass does. */
+ * then (with the likelihood) each position's likelihood term, the same way, then the terms.  The
+ * vectors holding a slot of the mask act are made (the others not read; a lane not in act, of no
+ * cells or at (0, 0), makes finite numbers that are not read), the likelihood in those holding a slot
+ * of the mask ll (the other lanes' likelihoods not read), the slope's sums only when joint; slots_run
+ * zeroes what a slot's flags leave out, as the pass does. */
 static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
 {
     const cvm absmask = (cvm){0} + 0x7fffffffffffffffLL;

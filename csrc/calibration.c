@@ -1054,7 +1054,8 @@ typedef struct {
 /* fit_group (from its prep's numbers on) and newton2, one group: 1 with a pass asked for (f->qa, f->qb,
  * f->flags into f->dst), 0 when done (f->ra, f->rb; NaN when the fit fails).  The arithmetic and the
  * order of fit_group's and newton2's, line for line (without their out-of-memory paths: a small
- * group's sums need no memory). */
+ * group's sums need no memory), but for the joint fit's first pass, made with the likelihood at once
+ * (fit_group makes it again at the same point for the likelihood alone: the same numbers, below). */
 static int fsm_step(fit_fsm *f)
 {
     double *S = f->S, *T = f->T;
