@@ -641,7 +641,7 @@ typedef struct {
 #define SLOT_CELLS 16
 #define SLOTS 32
 typedef struct {
-    double x[2][SLOT_CELLS][SLOTS], w[2][SLOT_CELLS][SLOTS];
+    double x[2][SLOT_CELLS + 1][SLOTS], w[2][SLOT_CELLS + 1][SLOTS]; /* (and a spare place: slot_take) */
     double a[SLOTS], b[SLOTS];
     int m[2][SLOTS];
     double out[2][12][SLOTS];
@@ -1313,20 +1313,29 @@ static Py_ssize_t queue_next(fit_queue *q)
     return q->window + q->order[q->at++];
 }
 
-/* slot k takes group g: its cells of each class (at most SLOT_CELLS each) in place k, then zeros (over
- * the cells of the group before it: the places past those hold zeros already, from calloc) */
+/* slot k takes group g: its cells of each class (at most SLOT_CELLS each: queue_next counted them) in
+ * place k, written there as group_cells writes them (every cell written, then kept or not: the place
+ * past a class's cells may hold a cell not kept, the spare place SLOT_CELLS one past the last), then
+ * zeros from the place past its cells (over the cells of the group before it and that place: the
+ * places past those hold zeros already, from calloc) */
 static void slot_take(cal_slots *sl, int k, const fit_in *in, Py_ssize_t g)
 {
-    double xs[2][SLOT_CELLS + 1], ws[2][SLOT_CELLS + 1]; /* (and a spare: group_cells) */
-    Py_ssize_t m[2];
-    group_cells(in, g, xs[0], ws[0], xs[1], ws[1], SLOT_CELLS, &m[0], &m[1]);
+    Py_ssize_t a = 0, b = 0;
+    const Py_ssize_t lo = in->bounds[g], hi = in->bounds[g + 1];
+    const double *x = in->x, *pos = in->pos, *w2 = in->w2, *sc = in->sc;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        double p = pos[i], w = in->w2neg ? p + w2[i] : w2[i], q = w - p;
+        if (sc && !(w > 0))
+            continue;
+        sl->x[0][a][k] = x[i], sl->w[0][a][k] = p, sl->x[1][b][k] = x[i], sl->w[1][b][k] = q;
+        a += p > 0, b += q > 0;
+    }
+    const int m[2] = {(int)a, (int)b};
     for (int c = 0; c < 2; c++) {
-        const int was = sl->m[c][k];
-        for (int j = 0; j < m[c]; j++)
-            sl->x[c][j][k] = xs[c][j], sl->w[c][j][k] = ws[c][j];
-        for (int j = (int)m[c]; j < was; j++)
+        const int was = sl->m[c][k], end = was > m[c] + 1 ? was : m[c] + 1;
+        for (int j = m[c]; j < end && j < SLOT_CELLS; j++)
             sl->x[c][j][k] = sl->w[c][j][k] = 0.0;
-        sl->m[c][k] = (int)m[c];
+        sl->m[c][k] = m[c];
     }
 }
 
