@@ -305,7 +305,8 @@ def group_reasons(
     such group at once); the summaries of the groups whose reason needs more are made (``hists``:
     every group's, when made already), once for every measure.
     """
-    from perfeval.measures.reasons import class_text, fit_groups_why_array, from_totals, group_cells
+    from perfeval import _native
+    from perfeval.measures.reasons import class_text, fit_groups_why_array, from_totals
 
     # each result's NaN groups come ascending and distinct (np.flatnonzero): one result's are `wanted`
     wanted = (
@@ -316,11 +317,10 @@ def group_reasons(
     if ghist is not None and w is None and bool((ghist[3][wanted + 1] > ghist[3][wanted]).all()):
         # unweighted, the totals from the groups' histograms (whole counts: exact in any order), not
         # from the rows again: every cell is a case or more, its score one of the group's
-        cells, starts = group_cells(ghist[3], wanted)
-        sc = ghist[0][cells]
-        pos, neg = (np.add.reduceat(v[cells], starts) for v in ghist[1:3])
+        tp, tn, to = _native.group_totals(*ghist, np.ascontiguousarray(wanted, np.int64))
+        pos, neg = np.frombuffer(tp, np.float64), np.frombuffer(tn, np.float64)
         counts = np.ones(k, dtype=bool)
-        odd = np.logical_or.reduceat((sc <= 0.0) | (sc >= 1.0), starts)
+        odd = np.frombuffer(to, np.uint8).astype(bool)
     else:
         rows = np.isin(codes, wanted)
         sub = np.searchsorted(wanted, codes[rows])  # each row's place among the NaN groups

@@ -24,7 +24,6 @@ __all__ = [
     "fit_groups_why",
     "fit_groups_why_array",
     "from_totals",
-    "group_cells",
     "why_nan",
 ]
 
@@ -113,17 +112,6 @@ _SEPARATE = (
     "the scores separate the classes (every positive's score on one side of every negative's): "
     "the slope has no finite maximum likelihood"
 )
-
-
-def group_cells(bounds: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(cells, starts): the cells of ``groups`` (each ``bounds[k]:bounds[k + 1]``, none empty), one
-    group after the other, and where each group's start in ``cells`` (for ``np.ufunc.reduceat``).
-    """
-    lo, hi = bounds[groups], bounds[groups + 1]
-    size = hi - lo
-    starts = np.zeros(len(groups), dtype=np.int64)
-    np.cumsum(size[:-1], out=starts[1:])
-    return np.arange(int(size.sum()), dtype=np.int64) + np.repeat(lo - starts, size), starts
 
 
 def fit_groups_why(
