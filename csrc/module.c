@@ -68,6 +68,7 @@ static PyMethodDef methods[] = {
     {"group_auc_rows", nv_group_auc_rows, METH_VARARGS, "Each group's Mann-Whitney sum, positives and negatives, from rows in any order."},
     {"tie_table_rows", nv_tie_table_rows, METH_VARARGS, "tie_table of the rows in query_order's order, without the order (whole grades), or None."},
     {"group_hist_rows", nv_group_hist_rows, METH_VARARGS, "Every group's summary (distinct scores ascending, positive and negative counts, bounds) from unweighted rows in any order."},
+    {"group_totals", nv_group_totals, METH_VARARGS, "Each of the groups' positive and negative weight (summed cell by cell) and whether a score is at or outside 0 or 1."},
     {"score_order", nv_score_order, METH_VARARGS, "The rows in ascending score order (a stable radix sort) and the scores in that order, bit for bit."},
     {"hist_tie_groups", nv_hist_tie_groups, METH_VARARGS, "The tie table (query, size, first, rel, sizes, P) of every group from its summary with whole counts."},
     {"hist_auc_groups", nv_hist_auc_groups, METH_VARARGS, "Each group's Mann-Whitney sum, positives and negatives from its summary with whole counts."},

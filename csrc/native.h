@@ -226,6 +226,7 @@ PyObject *nv_group_codes_int64(PyObject *self, PyObject *args);
 PyObject *nv_group_auc_rows(PyObject *self, PyObject *args);
 PyObject *nv_tie_table_rows(PyObject *self, PyObject *args);
 PyObject *nv_group_hist_rows(PyObject *self, PyObject *args);
+PyObject *nv_group_totals(PyObject *self, PyObject *args);
 PyObject *nv_score_order(PyObject *self, PyObject *args);
 PyObject *nv_hist_tie_groups(PyObject *self, PyObject *args);
 PyObject *nv_hist_auc_groups(PyObject *self, PyObject *args);

@@ -123,3 +123,37 @@ def test_fit_why_refuses_a_group_out_of_range_or_empty():
     for bounds, groups in (([0, 2], [1]), ([0, 2], [-1]), ([0, 0, 2], [0])):
         with pytest.raises(ValueError, match="fit_why"):
             _native.fit_why(sc, w, w, np.array(bounds, np.int64), np.array(groups, np.int64))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_group_totals_are_each_groups_cells_summed(seed):
+    """The NaN groups' totals (csrc/summary.c group_totals, read by engine/finish.py group_reasons):
+    each group's positive and negative counts and whether a score is at or outside 0 or 1, as numpy
+    says them of that group's cells alone (groups in any order; NaN, 0, 1 and outside scores)."""
+    from perfeval import _native
+
+    rng = np.random.default_rng(seed)
+    G = int(rng.integers(1, 400))
+    bounds = np.concatenate([[0], np.cumsum(rng.integers(1, 12, G))]).astype(np.int64)
+    n = int(bounds[-1])
+    sc = np.round(rng.random(n) * 1.2 - 0.1, int(rng.integers(1, 3)))
+    sc[rng.random(n) < 0.03] = np.nan
+    pos, neg = (rng.integers(0, 4, n).astype(np.float64) for _ in range(2))
+    groups = rng.permutation(G)[: int(rng.integers(1, G + 1))].astype(np.int64)
+    tp, tn, to = _native.group_totals(sc, pos, neg, bounds, groups)
+    got_p, got_n = np.frombuffer(tp, np.float64), np.frombuffer(tn, np.float64)
+    got_o = np.frombuffer(to, np.uint8).astype(bool)
+    for j, g in enumerate(groups.tolist()):
+        cells = slice(bounds[g], bounds[g + 1])
+        assert got_p[j] == pos[cells].sum() and got_n[j] == neg[cells].sum()
+        assert got_o[j] == bool(((sc[cells] <= 0.0) | (sc[cells] >= 1.0)).any())
+    assert got_o.any() and not got_o.all()  # (the data reach both answers)
+
+
+def test_group_totals_refuses_a_group_out_of_range_or_empty():
+    from perfeval import _native
+
+    sc, w = np.array([0.2, 0.4]), np.array([1.0, 1.0])
+    for bounds, groups in (([0, 2], [1]), ([0, 2], [-1]), ([0, 0, 2], [0])):
+        with pytest.raises(ValueError, match="group_totals"):
+            _native.group_totals(sc, w, w, np.array(bounds, np.int64), np.array(groups, np.int64))

@@ -746,6 +746,30 @@ def test_the_slice_options_without_by_are_said_not_dropped_in_memory_too():
             perfeval.evaluate(df, target="y", score="p", measures=["roc"], **kw)
 
 
+def test_every_door_says_the_slice_options_without_by_in_the_same_line():
+    # one rule (engine/slice_report.py needs_by) behind evaluate, evaluate_stream, Metric and Dask
+    dd = pytest.importorskip("dask.dataframe")
+    from perfeval.backends.stream import evaluate_stream
+
+    y, s = np.array([1, 0, 1, 0]), np.array([0.9, 0.2, 0.4, 0.3])
+    ddf = dd.from_pandas(pd.DataFrame({"y": y, "p": s}), npartitions=2)
+    doors = {
+        "memory": lambda kw: perfeval.evaluate(y, s, measures=["roc"], **kw),
+        "stream": lambda kw: evaluate_stream([(y, s)], measures=["roc"], **kw),
+        "Metric": lambda kw: perfeval.Metric(["roc"], **kw),
+        "dask": lambda kw: perfeval.evaluate(ddf, target="y", score="p", measures=["roc"], **kw),
+    }
+    for kw, what in (
+        ({"intersections": True}, "intersections"),
+        ({"min_size": 5}, "min_size"),
+        ({"missing": "slice"}, "missing"),
+    ):
+        for door, call in doors.items():
+            with pytest.raises(InvalidParameterError) as e:
+                call(kw)
+            assert str(e.value) == f"{what}= is an option of the slices: it needs by=[...]", door
+
+
 def test_arrays_in_a_list_of_by_names_are_refused_in_one_short_line():
     # a list of Series (fairlearn's habit) printed the whole Series, many lines, in the message
     df = pd.DataFrame({"y": [1, 0, 1, 0] * 30, "p": np.linspace(0, 1, 120), "c": ["a", "b", "c"] * 40})

@@ -44,13 +44,9 @@ def frame_ask(
     import dask.dataframe as dd
 
     if by is None:
-        for what, given in (
-            ("intersections", intersections is not False),
-            ("min_size", min_size is not None),
-            ("missing", missing != "error"),
-        ):
-            if given:
-                raise InvalidParameterError(f"{what}= is an option of the slices: it needs by=[...]")
+        from perfeval.engine.slice_report import needs_by
+
+        needs_by(intersections, min_size, missing)
         return None
     if not isinstance(ddf, dd.DataFrame):
         raise InvalidParameterError(

@@ -111,13 +111,9 @@ def _slice_ask(by: Any, intersections: Any, min_size: Any, missing: Any, dialect
     the slice options without ``by`` said, not dropped; not with a dialect (as evaluate()).
     """
     if by is None:
-        for what, given in (
-            ("intersections", intersections is not False),
-            ("min_size", min_size is not None),
-            ("missing", missing != "error"),
-        ):
-            if given:
-                raise InvalidParameterError(f"{what}= is an option of the slices: it needs by=[...]")
+        from perfeval.engine.slice_report import needs_by
+
+        needs_by(intersections, min_size, missing)
         return None
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         raise InvalidParameterError(f"by= (slices): not with dialect={dialect!r} yet; slices are perfeval's")

@@ -461,13 +461,9 @@ def _ask(by: Any, df: Any, intersections: Any, min_size: Any, missing: Any, take
     from perfeval.backends.slices import ask_of
 
     if by is None:
-        for what, given in (
-            ("intersections", intersections is not False),
-            ("min_size", min_size is not None),
-            ("missing", missing != "error"),
-        ):
-            if given:
-                raise InvalidParameterError(f"{what}= is an option of the slices: it needs by=[...]")
+        from perfeval.engine.slice_report import needs_by
+
+        needs_by(intersections, min_size, missing)
         return None
     return ask_of(
         by,

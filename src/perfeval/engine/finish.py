@@ -305,19 +305,22 @@ def group_reasons(
     such group at once); the summaries of the groups whose reason needs more are made (``hists``:
     every group's, when made already), once for every measure.
     """
-    from perfeval.measures.reasons import class_text, fit_groups_why, from_totals, group_cells, why_nan
+    from perfeval import _native
+    from perfeval.measures.reasons import class_text, fit_groups_why_array, from_totals
 
-    wanted = np.unique(np.concatenate([nan for _s, _r, nan in undefined]))
+    # each result's NaN groups come ascending and distinct (np.flatnonzero): one result's are `wanted`
+    wanted = (
+        undefined[0][2] if len(undefined) == 1 else np.unique(np.concatenate([nan for *_, nan in undefined]))
+    )
     k = len(wanted)
     ghist = None if grouped is None else getattr(grouped, "_hist", None)  # the measures' histograms
     if ghist is not None and w is None and bool((ghist[3][wanted + 1] > ghist[3][wanted]).all()):
         # unweighted, the totals from the groups' histograms (whole counts: exact in any order), not
         # from the rows again: every cell is a case or more, its score one of the group's
-        cells, starts = group_cells(ghist[3], wanted)
-        sc = ghist[0][cells]
-        pos, neg = (np.add.reduceat(v[cells], starts) for v in ghist[1:3])
+        tp, tn, to = _native.group_totals(*ghist, np.ascontiguousarray(wanted, np.int64))
+        pos, neg = np.frombuffer(tp, np.float64), np.frombuffer(tn, np.float64)
         counts = np.ones(k, dtype=bool)
-        odd = np.logical_or.reduceat((sc <= 0.0) | (sc >= 1.0), starts)
+        odd = np.frombuffer(to, np.uint8).astype(bool)
     else:
         rows = np.isin(codes, wanted)
         sub = np.searchsorted(wanted, codes[rows])  # each row's place among the NaN groups
@@ -343,15 +346,24 @@ def group_reasons(
     # class_text is None where both classes weigh: said only of the others
     both = (pos > 0) & (neg > 0)
     said: list[str | None] = [None] * k
-    for i in np.flatnonzero(~both).tolist():
-        said[i] = class_text(float(pos[i]), float(neg[i]), bool(counts[i]))
-    todo: list[tuple[MeasureResult, list, int, str, str, dict]] = []
+    texts: dict[tuple[float, float, bool], str | None] = {}  # groups of one class share a few texts
+    for i, p_, n_, c_ in zip(
+        (nb := np.flatnonzero(~both)).tolist(),
+        pos[nb].tolist(),
+        neg[nb].tolist(),
+        counts[nb].tolist(),
+        strict=True,
+    ):
+        key = (p_, n_, c_)
+        said[i] = texts[key] if key in texts else texts.setdefault(key, class_text(p_, n_, c_))
+    todo: list[tuple[MeasureResult, np.ndarray, int, str, str, dict]] = []
     need: set[int] = set()
+    made: list[tuple[MeasureResult, np.ndarray]] = []  # each result's reasons, in its NaN groups' order
     for spec, r, nan in undefined:
         m = spec.measure
         params = {**m.defaults(), **spec.kwargs}
         places = np.searchsorted(wanted, nan)
-        whys: list[str | None] = [None] * len(nan)
+        whys = np.full(len(nan), None, dtype=object)
         # the fits' groups of both classes, every score in (0, 1): fit_groups_why, all at once (the
         # offset fit has no reason of its own there: None); the others one by one, from their totals
         told = np.zeros(len(nan), dtype=bool)
@@ -359,21 +371,41 @@ def group_reasons(
             told = both[places] & ~odd[places]
             if params.get("fit") != "offset" and told.any():
                 hs, hp, hn, hb = ghist
-                for j, why in zip(
-                    np.flatnonzero(told).tolist(),
-                    fit_groups_why(hs, hp, hn, hb, nan[told].astype(np.int64)),
-                    strict=True,
-                ):
-                    whys[j] = why
-        for j in np.flatnonzero(~told).tolist():
-            i = int(places[j])
-            known, whys[j] = from_totals(m.name, m.edge_cases, said[i], bool(odd[i]))
+                whys[told] = fit_groups_why_array(hs, hp, hn, hb, nan[told].astype(np.int64))
+        # from_totals reads (the measure, a class text, odd): a few distinct questions over many groups
+        asked: dict[tuple[str | None, bool], tuple[bool, str | None]] = {}
+        rest = np.flatnonzero(~told)
+        for j, i, o in zip(rest.tolist(), places[rest].tolist(), odd[places[rest]].tolist(), strict=True):
+            q = (said[i], o)
+            known, whys[j] = (
+                asked[q] if q in asked else asked.setdefault(q, from_totals(m.name, m.edge_cases, *q))
+            )
             if not known:
                 todo.append((r, whys, j, m.name, m.edge_cases, params))
                 need.add(int(nan[j]))
-        r.undefined_groups_why = whys
-    if not todo:
-        return
+        made.append((r, whys))
+    if todo:
+        _reasons_read(todo, need, undefined, y, s, w, codes, hists)
+    for r, whys in made:
+        r.undefined_groups_why = whys.tolist()
+
+
+def _reasons_read(
+    todo: list[tuple[MeasureResult, np.ndarray, int, str, str, dict]],
+    need: set[int],
+    undefined: list[tuple[MeasureSpec, MeasureResult, np.ndarray]],
+    y: Any,
+    s: np.ndarray,
+    w: np.ndarray | None,
+    codes: np.ndarray,
+    hists: Sequence[ScoreHistogram] | None,
+) -> None:
+    """group_reasons' reasons that need the summary (``todo``: each (result, its reasons, the place,
+    the measure's name, edge cases, parameters); ``need``: those groups' codes), each from its group's
+    summary (``hists``: every group's, when made already; else made of those groups' rows).
+    """
+    from perfeval.measures.reasons import why_nan
+
     if hists is not None:
         of = {c: hists[c] for c in need}
     else:  # the summaries of those groups alone

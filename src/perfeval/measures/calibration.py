@@ -370,7 +370,7 @@ def _logit(sc: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
             np.subtract(x, t, out=out[i:j])
 
     n = len(sc)
-    if n < 1 << 20:
+    if n < 1 << 17:  # (a thread costs about 0.1 ms: more than a block of cells)
         blocks(0, n)
         return out
     failed: list[BaseException] = []

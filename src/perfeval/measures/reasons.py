@@ -18,7 +18,14 @@ import numpy as np
 
 from perfeval.summaries.histogram import ScoreHistogram
 
-__all__ = ["class_text", "class_why", "fit_groups_why", "from_totals", "group_cells", "why_nan"]
+__all__ = [
+    "class_text",
+    "class_why",
+    "fit_groups_why",
+    "fit_groups_why_array",
+    "from_totals",
+    "why_nan",
+]
 
 
 def _cases(h: ScoreHistogram, cells: np.ndarray) -> str:
@@ -107,17 +114,6 @@ _SEPARATE = (
 )
 
 
-def group_cells(bounds: np.ndarray, groups: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(cells, starts): the cells of ``groups`` (each ``bounds[k]:bounds[k + 1]``, none empty), one
-    group after the other, and where each group's start in ``cells`` (for ``np.ufunc.reduceat``).
-    """
-    lo, hi = bounds[groups], bounds[groups + 1]
-    size = hi - lo
-    starts = np.zeros(len(groups), dtype=np.int64)
-    np.cumsum(size[:-1], out=starts[1:])
-    return np.arange(int(size.sum()), dtype=np.int64) + np.repeat(lo - starts, size), starts
-
-
 def fit_groups_why(
     sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, groups: np.ndarray
 ) -> list[str | None]:
@@ -128,14 +124,23 @@ def fit_groups_why(
     The same tests on the same cells as :func:`_fit` on each group alone, for every group at once
     (csrc/calibration.c fit_why: each group's one live cell, or whether its classes are separated).
     """
-    if not len(groups):
-        return []
+    return fit_groups_why_array(sc, pos, neg, bounds, groups).tolist()
+
+
+def fit_groups_why_array(
+    sc: np.ndarray, pos: np.ndarray, neg: np.ndarray, bounds: np.ndarray, groups: np.ndarray
+) -> np.ndarray:
+    """:func:`fit_groups_why` as an array of objects (str or None), one a group."""
     from perfeval import _native
 
     sc, pos, neg = (np.ascontiguousarray(v, np.float64) for v in (sc, pos, neg))
     bounds, groups = (np.ascontiguousarray(v, np.int64) for v in (bounds, groups))
-    code = np.frombuffer(_native.fit_why(sc, pos, neg, bounds, groups), np.int64)
-    said: list[str | None] = np.array([None, _SEPARATE], dtype=object)[(code == -2).astype(np.intp)].tolist()
+    code = (
+        np.frombuffer(_native.fit_why(sc, pos, neg, bounds, groups), np.int64)
+        if len(groups)
+        else np.zeros(0, np.int64)
+    )
+    said = np.array([None, _SEPARATE], dtype=object)[(code == -2).astype(np.intp)]
     for j in np.flatnonzero(code >= 0).tolist():
         said[j] = f"every score is {float(sc[code[j]]):g}: a slope has no finite maximum likelihood"
     return said
