@@ -292,3 +292,27 @@ def test_grouped_values_are_each_group_alone_fast_path():
             for lab, res in r.results.items():
                 a, b = res.per_group[i], alone[lab]
                 assert a == b or (math.isnan(a) and math.isnan(b)), (key, lab, a, b)
+
+
+def test_a_binary_measure_beside_a_regression_one_says_why_the_target_is_read_so(tmp_path, capsys):
+    """A 0/1 target read as a regression target because a regression measure is named (or the task
+    asked) is not said to hold real values: the refusal names what made it a regression."""
+    y = np.array([0, 1, 1, 0, 1, 0])
+    p = np.array([0.2, 0.7, 0.6, 0.4, 0.9, 0.1])
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, p, measures=["mae", "roc"])
+    msg = str(e.value)
+    assert msg.startswith("ROC is a binary measure and the target is a regression target (MAE named:")
+    assert "real values" not in msg
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, p, measures=["roc"], task="regression")
+    assert "real values" not in str(e.value) and "(the task is regression:" in str(e.value)
+    from perfeval.cli.main import main
+
+    f = tmp_path / "y.csv"
+    f.write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, p, strict=True)))
+    capsys.readouterr()
+    assert main(["eval", str(f), "--target", "y", "--score", "p", "-m", "pinball@0.9,ece"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ECE is a binary measure" in err and "(PINBALL@0.9 named:" in err, err
+    assert "real values" not in err
