@@ -316,3 +316,15 @@ def test_a_binary_measure_beside_a_regression_one_says_why_the_target_is_read_so
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "ECE is a binary measure" in err and "(PINBALL@0.9 named:" in err, err
     assert "real values" not in err
+
+
+def test_pos_label_on_a_0_1_target_read_as_a_regression_says_why():
+    """pos_label= refused on a target read as a regression target says what made it one (a measure
+    named, the task), as the command does, not that the targets are real values."""
+    y, p = np.array([0, 1, 1, 0]), np.array([0.2, 0.7, 0.6, 0.4])
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, p, measures=["mae"], pos_label=1)
+    assert str(e.value) == "pos_label= does not apply to a regression target (a regression measure named)"
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, p, task="regression", partitions={"pos": [1]})
+    assert str(e.value) == "partitions= does not apply to a regression target (task='regression')"
