@@ -170,3 +170,17 @@ def test_class_names_are_not_offered_the_regression_reading(tmp_path, capsys):
     p.write_text("species,p\n" + "".join(f"{s},{x:.3f}\n" for s, x in zip(species, p_a, strict=True)))
     rc, err = _err(["eval", str(p), "--target", "species", "--score", "p"], capsys)
     assert rc == 1 and "3 classes;" in err and "regression" not in err
+
+
+@pytest.mark.parametrize(("low", "high", "count"), [(0, 16, True), (-8, 9, False)], ids=["0..15", "-8..8"])
+def test_dask_offers_the_regression_reading_of_a_count_past_ten(tmp_path, capsys, low, high, count):
+    """On Dask a partition's whole numbers read as classes are offered the regression reading too, in
+    the command's words (the table read whole says the same)."""
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    p, _d, _f = _wide_count(tmp_path, low, high)
+    rc, err = _err(["eval", str(p), "--target", "visits", "--score", "forecast", "--dask", "local"], capsys)
+    assert rc == 1
+    assert "--pos-label" in err and "pos_label=" not in err
+    tail = CLI_COUNT if count else "or the regression measures read it (-m mae,rmse,r2 or --task regression)"
+    assert err.rstrip().endswith(tail), err
