@@ -184,3 +184,19 @@ def test_dask_offers_the_regression_reading_of_a_count_past_ten(tmp_path, capsys
     assert "--pos-label" in err and "pos_label=" not in err
     tail = CLI_COUNT if count else "or the regression measures read it (-m mae,rmse,r2 or --task regression)"
     assert err.rstrip().endswith(tail), err
+
+
+@pytest.mark.parametrize("values", [(0.5, 1.5), (0.25, 0.75), (2.5,)], ids=["0.5/1.5", "0.25/0.75", "2.5"])
+def test_a_target_of_one_or_two_real_values_gets_no_positive_label(tmp_path, capsys, values):
+    """A target of real values (not whole numbers) is never offered a positive label, however few
+    its values: the regression reading is said, and labels are to be coded 0/1."""
+    y = np.resize(np.array(values), 12)
+    p = tmp_path / "y.csv"
+    p.write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, np.linspace(0.1, 0.9, 12), strict=True)))
+    rc, err = _err(["eval", str(p), "--target", "y", "--score", "p"], capsys)
+    assert rc == 1
+    assert "--pos-label" not in err, err
+    assert "the regression measures read it (-m mae,rmse,r2 or --task regression)" in err, err
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(y, np.linspace(0.1, 0.9, 12), measures=["roc"])
+    assert "pos_label=" not in str(e.value) and "task='regression'" in str(e.value), str(e.value)

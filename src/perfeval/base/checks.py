@@ -610,8 +610,18 @@ def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> Tar
 
 
 def _labels(vals: np.ndarray, words: LabelWords) -> TargetsRead:
-    """One or two labels: name the positive one (never one that looks negative)."""
+    """One or two labels: name the positive one (never one that looks negative); one or two real
+    values (not whole numbers) are not labels to name: their regression reading is said.
+    """
     what = f"holds {label_values(vals)}"
+    if vals.dtype.kind == "f" and not bool(np.all(vals == np.floor(vals))):
+        test = f"== {shown_label(vals[-1])!r}"
+        real = "a real value, not a whole number" if len(vals) == 1 else "real values, not whole numbers"
+        return TargetsRead(
+            "labels",
+            f"{what} ({real})",
+            f"{words.as_regression()}; if they are labels, {words.code(test)}",
+        )
     choice = positive_choice(vals)
     candidates = [v for v in vals if not _looks(v, NEGATIVE_WORDS)]
     if not words.pos_label:
