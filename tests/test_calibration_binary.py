@@ -378,3 +378,19 @@ def test_debiased_ece_with_fractional_weights_names_the_line_as_apr_does(tmp_pat
     assert said in err, err
     assert "holds 0.5" in err
     assert main(["eval", str(f), "--target", "y", "--score", "s", "--weight", "w", "-m", "ece", *extra]) == 0
+
+
+@pytest.mark.parametrize("spec", ["ece:norm=l2,debiased=yes", "apr"])
+def test_explain_names_the_line_of_a_fractional_weight_a_count_measure_is_given(tmp_path, capsys, spec):
+    """explain says a fractional weight given to a measure that counts cases as eval says it (one
+    line naming the file, the line, the column, exit 1), not the library's line without a place."""
+    from perfeval.cli.main import main
+
+    f = tmp_path / "w.csv"
+    f.write_text("y,s,w\n1,0.9,1\n0,0.8,2\n1,0.3,0.5\n0,0.2,1\n")
+    capsys.readouterr()
+    argv = ["explain", str(f), "--target", "y", "--score", "s", "--weight", "w", "-m", spec]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"{f}, line 4: " in err and "reads weights as counts of cases (whole numbers)" in err, err
