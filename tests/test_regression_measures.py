@@ -328,3 +328,16 @@ def test_pos_label_on_a_0_1_target_read_as_a_regression_says_why():
     with pytest.raises(perfeval.InvalidParameterError) as e:
         perfeval.evaluate(y, p, task="regression", partitions={"pos": [1]})
     assert str(e.value) == "partitions= does not apply to a regression target (task='regression')"
+
+
+def test_three_spellings_of_one_measure_are_said_all_of_it():
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(
+            [1.0, 2.5, 3.0],
+            [1.0, 2.0, 3.5],
+            measures=["pinball@0.9", "pinball:alpha=0.9", "quantile_loss@0.9"],
+        )
+    assert str(e.value) == (
+        "measure named twice: PINBALL@0.9 ('pinball@0.9', 'pinball:alpha=0.9' and 'quantile_loss@0.9' "
+        "are all PINBALL)"
+    )
