@@ -666,11 +666,12 @@ def coded(
     say_other_labels(pos_label, others)
 
 
-def _large_numeric(args: Any) -> tuple | None:
+def _large_numeric(args: Any, read: dict | None = None) -> tuple | None:
     """A large file read chunk by chunk, with the progress line on a terminal: (source, targets,
     {model name: scores}, groups), each chunk checked as a table read whole is (the targets coded,
     ``--pos-label`` too; the scores finite: the same errors at the same lines); None when the file
-    is small or not a file (then the table reader reads it).
+    is small or not a file (then the table reader reads it).  ``read`` gets ``"pos_label"``: the
+    label as read (:func:`coded`).
     """
     import numpy as np
 
@@ -725,7 +726,7 @@ def _large_numeric(args: Any) -> tuple | None:
         convert=checks,
     )
     if args.pos_label is not None:
-        chunks = coded(chunks, args.pos_label, path, chosen)
+        chunks = coded(chunks, args.pos_label, path, chosen, read)
     parts = list(chunks)
     ch = chosen[0]
     say_columns(ch)
@@ -736,14 +737,16 @@ def _large_numeric(args: Any) -> tuple | None:
     return path, cols[0], models, cols[1]
 
 
-def models(args: Any, specs: list | None = None, table: Any = None) -> tuple:
+def models(args: Any, specs: list | None = None, table: Any = None, said: dict | None = None) -> tuple:
     """(source, targets, {model name: scores}, groups, weights) for plot and report: several score
     columns; groups and weights None when not asked for.  ``specs``: the measures computed (the
     weights' check of :func:`weights`); ``table``: the table when it was read already (standard
-    input is read once).
+    input is read once); ``said`` gets ``"pos_label"`` with ``--pos-label``: the label as read
+    from the target column (:func:`label_as_read`), as ``perfeval eval`` reports it.
     """
     weight = getattr(args, "weight", None)
-    big = None if weight or table is not None else _large_numeric(args)  # the chunked reader takes no weight
+    # the chunked reader takes no weight
+    big = None if weight or table is not None else _large_numeric(args, said)
     if big is not None:
         return (*big, None)
     t = read(args, args.file) if table is None else table
@@ -768,6 +771,8 @@ def models(args: Any, specs: list | None = None, table: Any = None) -> tuple:
         lambda: weights(t, ch.weight, specs),
         lambda: t.no_empties(ch.all()),
     )
+    if said is not None and args.pos_label is not None:
+        said["pos_label"] = label_as_read(args.pos_label, t.get(ch.target, empties=False))
     return (
         t.source,
         target,
