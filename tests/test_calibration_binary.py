@@ -357,3 +357,40 @@ def test_explain_names_only_the_torchmetrics_rules_that_touched_the_data():
     e = perfeval.explain(y, [*s[:-1], 1.0], measures=["mce:n_bins=10"], dialects="torchmetrics")
     rules = e.cells["torchmetrics"]["MCE:n_bins=10"].rules
     assert any("extra bin of its own" in r and "[1 cases scored 1.0]" in r for r in rules), rules
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"], ["--group", "g"]])
+def test_debiased_ece_with_fractional_weights_names_the_line_as_apr_does(tmp_path, capsys, extra):
+    """The command says a fractional weight given to the debiased ECE (which counts cases) as it says
+    one given to APR: one line naming the file, the line, the column and the value, exit 1 (bad
+    input, not a bad option)."""
+    from perfeval.cli.main import main
+
+    f = tmp_path / "w.csv"
+    f.write_text("y,s,w,g\n1,0.9,1,a\n0,0.8,2,a\n1,0.3,0.5,b\n0,0.2,1,b\n")
+    capsys.readouterr()
+    spec = "ece:norm=l2,debiased=yes"
+    argv = ["eval", str(f), "--target", "y", "--score", "s", "--weight", "w", "-m", spec]
+    assert main([*argv, *extra]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    said = f"{f}, line 4: ECE:norm=l2,debiased=yes reads weights as counts of cases (whole numbers)"
+    assert said in err, err
+    assert "holds 0.5" in err
+    assert main(["eval", str(f), "--target", "y", "--score", "s", "--weight", "w", "-m", "ece", *extra]) == 0
+
+
+@pytest.mark.parametrize("spec", ["ece:norm=l2,debiased=yes", "apr"])
+def test_explain_names_the_line_of_a_fractional_weight_a_count_measure_is_given(tmp_path, capsys, spec):
+    """explain says a fractional weight given to a measure that counts cases as eval says it (one
+    line naming the file, the line, the column, exit 1), not the library's line without a place."""
+    from perfeval.cli.main import main
+
+    f = tmp_path / "w.csv"
+    f.write_text("y,s,w\n1,0.9,1\n0,0.8,2\n1,0.3,0.5\n0,0.2,1\n")
+    capsys.readouterr()
+    argv = ["explain", str(f), "--target", "y", "--score", "s", "--weight", "w", "-m", spec]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"{f}, line 4: " in err and "reads weights as counts of cases (whole numbers)" in err, err

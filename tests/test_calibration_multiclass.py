@@ -267,3 +267,22 @@ def test_top_label_ece_per_group_makes_no_summary_a_group(monkeypatch):
     monkeypatch.setattr(ClassSummary, "from_checked", classmethod(counting))
     r = perfeval.evaluate(y, P, classes=list(range(K)), groups=g, measures=["ece_top", "ece_top:bins=mass"])
     assert len(r.results["ECE_TOP"].per_group) == len(np.unique(g)) and not made
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_debiased_ece_top_with_fractional_weights_names_the_line(tmp_path, capsys, extra):
+    """K classes: a fractional weight given to the debiased top-label ECE (which counts cases) is one
+    line naming the file, the line, the column and the value (exit 1), as the binary ECE's."""
+    from perfeval.cli.main import main
+
+    f = tmp_path / "k.csv"
+    f.write_text("y,p_a,p_b,p_c,w\na,0.6,0.3,0.1,1\nb,0.2,0.5,0.3,2\nc,0.1,0.3,0.6,0.5\na,0.5,0.4,0.1,1\n")
+    capsys.readouterr()
+    spec = "ece_top:norm=l2,debiased=yes"
+    argv = ["eval", str(f), "--target", "y", "--score-prefix", "p_", "--weight", "w", "-m", spec, *extra]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"{f}, line 4: ECE_TOP:norm=l2,debiased=yes reads weights as counts of cases" in err, err
+    argv[-1 - len(extra)] = "ece_top"
+    assert main(argv) == 0

@@ -1,9 +1,12 @@
-"""A count target (whole numbers 0..9) given to a binary measure is offered the regression reading
-beside the positive label (never guessed, never left out), in the door's words; plot's binary curves
+"""A count target (whole numbers 0..9, or up to 20 distinct whole numbers read as classes) given to a
+binary measure is offered the regression reading beside the positive label (never guessed, never left
+out), in the door's words; plot's binary curves
 name the plots of a regression target instead of recommending what they refuse; a library hint
 seen on the command line is in the command's words (--task regression, --method)."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -113,3 +116,87 @@ def test_dask_regression_hint_in_the_commands_words(tmp_path, capsys):
     dp, _d, _f = _demand(tmp_path)
     rc, err = _err(["eval", str(dp), "--target", "demand", "--score", "forecast", "--dask", "local"], capsys)
     assert rc == 1 and err.rstrip().endswith(CLI_COUNT)
+
+
+def _wide_count(tmp_path, low, high, name="visits"):
+    """Whole numbers low..high-1 (more than ten values, or past 10: not read as grades) and a forecast."""
+    rng = np.random.default_rng(6)
+    d = rng.integers(low, high, 300)
+    f = d + rng.normal(0, 1, 300)
+    p = tmp_path / f"{name}.csv"
+    p.write_text(f"{name},forecast\n" + "".join(f"{a},{b:.6f}\n" for a, b in zip(d, f, strict=True)))
+    return p, d, f
+
+
+@pytest.mark.parametrize(
+    ("low", "high", "count"),
+    [(0, 16, True), (1, 12, True), (100, 116, True), (-8, 9, False)],
+    ids=["0..15", "1..11", "100..115", "-8..8"],
+)
+@pytest.mark.parametrize("extra", [[], ["-m", "rmse"], ["--stream"]])
+def test_a_count_of_more_than_ten_values_is_offered_the_regression_reading(
+    tmp_path, capsys, low, high, count, extra
+):
+    """Whole numbers past the grades (up to 20 distinct values) read as classes still offer the
+    regression reading: a count 0..15 is no less a count than 0..9."""
+    p, d, f = _wide_count(tmp_path, low, high)
+    rc, err = _err(["eval", str(p), "--target", "visits", "--score", "forecast", *extra], capsys)
+    assert rc == 1
+    assert re.search(rf"{len(np.unique(d))} classes( or more)?, or ", err), err  # a stream: or more
+    if count:
+        assert err.rstrip().endswith(CLI_COUNT), err
+    else:
+        assert err.rstrip().endswith(
+            "or the regression measures read it (-m mae,rmse,r2 or --task regression)"
+        ), err
+    capsys.readouterr()
+    assert main(["eval", str(p), "--target", "visits", "--score", "forecast", "--task", "regression"]) == 0
+    assert "MAE" in capsys.readouterr().out
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(d.astype(np.float64), f)  # a float column of whole numbers: the same
+    tail = (
+        "or task='regression' (or measures=['mae', 'rmse']) to read it as a regression target (a count)"
+        if count
+        else "or the regression measures read it (mae, rmse, r2, ...: `perfeval list-measures`), with "
+        "task='regression' in Python"
+    )
+    assert str(e.value).endswith(tail), str(e.value)
+
+
+def test_class_names_are_not_offered_the_regression_reading(tmp_path, capsys):
+    p = tmp_path / "iris.csv"
+    rng = np.random.default_rng(7)
+    species, p_a = rng.choice(["a", "b", "c"], 30), rng.uniform(0, 1, 30)
+    p.write_text("species,p\n" + "".join(f"{s},{x:.3f}\n" for s, x in zip(species, p_a, strict=True)))
+    rc, err = _err(["eval", str(p), "--target", "species", "--score", "p"], capsys)
+    assert rc == 1 and "3 classes;" in err and "regression" not in err
+
+
+@pytest.mark.parametrize(("low", "high", "count"), [(0, 16, True), (-8, 9, False)], ids=["0..15", "-8..8"])
+def test_dask_offers_the_regression_reading_of_a_count_past_ten(tmp_path, capsys, low, high, count):
+    """On Dask a partition's whole numbers read as classes are offered the regression reading too, in
+    the command's words (the table read whole says the same)."""
+    pytest.importorskip("dask.dataframe")
+    pytest.importorskip("distributed")
+    p, _d, _f = _wide_count(tmp_path, low, high)
+    rc, err = _err(["eval", str(p), "--target", "visits", "--score", "forecast", "--dask", "local"], capsys)
+    assert rc == 1
+    assert "--pos-label" in err and "pos_label=" not in err
+    tail = CLI_COUNT if count else "or the regression measures read it (-m mae,rmse,r2 or --task regression)"
+    assert err.rstrip().endswith(tail), err
+
+
+@pytest.mark.parametrize("values", [(0.5, 1.5), (0.25, 0.75), (2.5,)], ids=["0.5/1.5", "0.25/0.75", "2.5"])
+def test_a_target_of_one_or_two_real_values_gets_no_positive_label(tmp_path, capsys, values):
+    """A target of real values (not whole numbers) is never offered a positive label, however few
+    its values: the regression reading is said, and labels are to be coded 0/1."""
+    y = np.resize(np.array(values), 12)
+    p = tmp_path / "y.csv"
+    p.write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, np.linspace(0.1, 0.9, 12), strict=True)))
+    rc, err = _err(["eval", str(p), "--target", "y", "--score", "p"], capsys)
+    assert rc == 1
+    assert "--pos-label" not in err, err
+    assert "the regression measures read it (-m mae,rmse,r2 or --task regression)" in err, err
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(y, np.linspace(0.1, 0.9, 12), measures=["roc"])
+    assert "pos_label=" not in str(e.value) and "task='regression'" in str(e.value), str(e.value)

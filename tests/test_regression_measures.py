@@ -292,3 +292,52 @@ def test_grouped_values_are_each_group_alone_fast_path():
             for lab, res in r.results.items():
                 a, b = res.per_group[i], alone[lab]
                 assert a == b or (math.isnan(a) and math.isnan(b)), (key, lab, a, b)
+
+
+def test_a_binary_measure_beside_a_regression_one_says_why_the_target_is_read_so(tmp_path, capsys):
+    """A 0/1 target read as a regression target because a regression measure is named (or the task
+    asked) is not said to hold real values: the refusal names what made it a regression."""
+    y = np.array([0, 1, 1, 0, 1, 0])
+    p = np.array([0.2, 0.7, 0.6, 0.4, 0.9, 0.1])
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, p, measures=["mae", "roc"])
+    msg = str(e.value)
+    assert msg.startswith("ROC is a binary measure and the target is a regression target (MAE named:")
+    assert "real values" not in msg
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, p, measures=["roc"], task="regression")
+    assert "real values" not in str(e.value) and "(the task is regression:" in str(e.value)
+    from perfeval.cli.main import main
+
+    f = tmp_path / "y.csv"
+    f.write_text("y,p\n" + "".join(f"{a},{b}\n" for a, b in zip(y, p, strict=True)))
+    capsys.readouterr()
+    assert main(["eval", str(f), "--target", "y", "--score", "p", "-m", "pinball@0.9,ece"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "ECE is a binary measure" in err and "(PINBALL@0.9 named:" in err, err
+    assert "real values" not in err
+
+
+def test_pos_label_on_a_0_1_target_read_as_a_regression_says_why():
+    """pos_label= refused on a target read as a regression target says what made it one (a measure
+    named, the task), as the command does, not that the targets are real values."""
+    y, p = np.array([0, 1, 1, 0]), np.array([0.2, 0.7, 0.6, 0.4])
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, p, measures=["mae"], pos_label=1)
+    assert str(e.value) == "pos_label= does not apply to a regression target (a regression measure named)"
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(y, p, task="regression", partitions={"pos": [1]})
+    assert str(e.value) == "partitions= does not apply to a regression target (task='regression')"
+
+
+def test_three_spellings_of_one_measure_are_said_all_of_it():
+    with pytest.raises(perfeval.InvalidParameterError) as e:
+        perfeval.evaluate(
+            [1.0, 2.5, 3.0],
+            [1.0, 2.0, 3.5],
+            measures=["pinball@0.9", "pinball:alpha=0.9", "quantile_loss@0.9"],
+        )
+    assert str(e.value) == (
+        "measure named twice: PINBALL@0.9 ('pinball@0.9', 'pinball:alpha=0.9' and 'quantile_loss@0.9' "
+        "are all PINBALL)"
+    )

@@ -507,3 +507,36 @@ def test_grouped_report_says_why_the_pooled_value_and_each_group_are_undefined(t
     assert said in whys
     assert text.count('title="one class only: all 2 cases are negative"') == 2  # ROC and CAL_SLOPE of b
     assert text.count('title="1 score is exactly 0 or 1: the logit is infinite"') == 1
+
+
+@pytest.mark.parametrize("large", [False, True], ids=["whole", "chunked"])
+@pytest.mark.parametrize(("labels", "pos", "shown"), [(("no", "yes"), "yes", "'yes'"), ((1, 2), "2", "2")])
+def test_a_report_of_labels_says_the_positive_one_as_eval_does(
+    tmp_path, capsys, monkeypatch, large, labels, pos, shown
+):
+    """--pos-label: the page says which label is positive (its input table) and its signature is
+    perfeval eval's (pos:... in it), read whole or in chunks; without it, no such row."""
+    import html as html_lib
+    import re
+
+    from perfeval.cli import load
+
+    if large:
+        monkeypatch.setattr(load, "LARGE_BYTES", 1)
+    f = tmp_path / "labels.csv"
+    rows = [(labels[i % 3 == 0], (i * 7 % 10) / 10) for i in range(30)]
+    f.write_text("y,s\n" + "".join(f"{a},{b}\n" for a, b in rows))
+    out = tmp_path / "r.html"
+    argv = ["--target", "y", "--score", "s", "--pos-label", pos, "-m", "roc,ece"]
+    assert main(["report", str(f), *argv, "-o", str(out)]) == 0
+    page = html_lib.unescape(out.read_text())
+    capsys.readouterr()
+    assert main(["eval", str(f), *argv]) == 0
+    said = capsys.readouterr().out.strip().splitlines()[-1]
+    assert said.startswith("signature: ") and f"|pos:{shown}|" in said
+    assert re.search(r"Signature: <code>([^<]*)</code>", page).group(1) == said[len("signature: ") :]
+    assert f"positive label</td><td>{shown} (the other labels negative)" in page
+    coded = tmp_path / "coded.csv"
+    coded.write_text("y,s\n" + "".join(f"{int(a == labels[1])},{b}\n" for a, b in rows))
+    assert main(["report", str(coded), "--target", "y", "--score", "s", "-m", "roc", "-o", str(out)]) == 0
+    assert "positive label" not in out.read_text()

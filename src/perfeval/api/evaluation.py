@@ -636,7 +636,7 @@ def _evaluate_regression(
 
     for what, given in (("partitions", partitions), ("pos_label", pos_label)):
         if given:
-            raise InvalidParameterError(f"{what}= does not apply to a regression target (real values)")
+            raise InvalidParameterError(f"{what}= does not apply to a regression target ({how})")
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         raise InvalidParameterError(
             f"dialect={dialect!r}: the regression measures have perfeval's rules only"

@@ -212,10 +212,13 @@ def _labels_message(target: str, y: np.ndarray, numbers: bool = False) -> str:
         vals = np.unique(y)
         choice = positive_choice(vals)
         label = shown_label(vals[0] if choice is None else choice)
-        return (
+        said_classes = (
             f"the target column {target!r} {said.what}; {CODE_CLASSES}; the binary measures: "
             f"`pos_label={label!r}` evaluates {label!r} against the other classes"
         )
+        if vals.dtype.kind in "iuf":  # whole numbers: a count (a regression target) as likely
+            said_classes += f"; or {LabelWords().as_regression(count=float(vals[0]) >= 0)}"
+        return said_classes
     tail = CODE_GRADES if said.kind == "grades" else CODE_TARGETS
     if said.kind == "grades":  # a count too: never left out
         tail += f"; or {LabelWords().as_regression(count=True)}"

@@ -610,8 +610,18 @@ def read_targets(y: Any, words: LabelWords, scores: tuple[str, ...] = ()) -> Tar
 
 
 def _labels(vals: np.ndarray, words: LabelWords) -> TargetsRead:
-    """One or two labels: name the positive one (never one that looks negative)."""
+    """One or two labels: name the positive one (never one that looks negative); one or two real
+    values (not whole numbers) are not labels to name: their regression reading is said.
+    """
     what = f"holds {label_values(vals)}"
+    if vals.dtype.kind == "f" and not bool(np.all(vals == np.floor(vals))):
+        test = f"== {shown_label(vals[-1])!r}"
+        real = "a real value, not a whole number" if len(vals) == 1 else "real values, not whole numbers"
+        return TargetsRead(
+            "labels",
+            f"{what} ({real})",
+            f"{words.as_regression()}; if they are labels, {words.code(test)}",
+        )
     choice = positive_choice(vals)
     candidates = [v for v in vals if not _looks(v, NEGATIVE_WORDS)]
     if not words.pos_label:
@@ -633,7 +643,14 @@ def _labels(vals: np.ndarray, words: LabelWords) -> TargetsRead:
 def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> TargetsRead:
     """Three or more labels: a multiclass problem, evaluated one class against the rest."""
     n = len(vals)
+    # whole numbers (the only numbers read as classes): a count, or another whole-number regression
+    # target, is as likely as class ids; its regression reading is offered beside the positive label
+    numbers = vals.dtype.kind in "iuf" and len(scores) != n  # not a score column a class
+    count = numbers and float(vals[0]) >= 0
     what = f"holds {label_values(vals)}: {n:,} classes{'' if words.whole else ' or more'}"
+    if numbers:
+        what += ", or a count" if count else ", or whole-number values of a regression target"
+    regression = f"; {'or ' if words.regression else ''}{words.as_regression(count=count)}" if numbers else ""
     multi = (
         "the multiclass measures read one score column per class (--score COL_A,COL_B,... --classes A,B,...)"
         if words.cli
@@ -645,7 +662,9 @@ def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> Ta
     label = shown_label(choice)
     if not words.pos_label:
         return TargetsRead(
-            "classes", what, f"{multi}; " + words.code(f"== {label!r}") + " is one class against the rest"
+            "classes",
+            what,
+            f"{multi}; " + words.code(f"== {label!r}") + " is one class against the rest" + regression,
         )
     advice = (
         f"{multi}; the binary measures: {words.pos(choice)} evaluates {label!r} against the other classes"
@@ -657,7 +676,7 @@ def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> Ta
             f"; a score column a class ({', '.join(scores)}): one command a class, "
             f"--score {scores[0]} --pos-label ITS_CLASS"
         )
-    return TargetsRead("classes", what, advice)
+    return TargetsRead("classes", what, advice + regression)
 
 
 def _grades(vals: np.ndarray, words: LabelWords) -> TargetsRead:

@@ -255,7 +255,7 @@ def _wide(args: Any, table: Any, specs: list) -> Any:
     codes, *columns, w, _ = load.earliest(
         lambda: target_codes(t, ch.target.name, raw, classes),
         *(lambda c=c: load.scores(t, c) for c in ch.scores),
-        lambda: load.weights(t, ch.weight),
+        lambda: load.weights(t, ch.weight, specs),
         lambda: t.no_empties(ch.all()),
     )
     groups = None if ch.group is None else t.get(ch.group)
@@ -465,7 +465,7 @@ def _long(args: Any, specs: list) -> Any:
     cls, score, w, _ = load.earliest(
         lambda: classes.codes(t, cc.name, cls_col, "class"),
         lambda: load.scores(t, ch.score),
-        lambda: load.weights(t, ch.weight),
+        lambda: load.weights(t, ch.weight, specs),
         lambda: t.no_empties(used),
     )
     _missing_target(t, ch.target.name, target)
@@ -602,7 +602,7 @@ def _long_stream(args: Any, path: str | None, specs: list, totals: dict | None =
         # chunk's first bad line; one of a column not used is no error
         s, weights, _ = load.earliest(
             lambda: load.score_values(where, ch.score.name, score),
-            lambda: None if w is None else load.weight_values(where, ch.weight.name, w),
+            lambda: None if w is None else load.weight_values(where, ch.weight.name, w, specs),
             lambda: where.no_empties([*ch.all(), idc, cc]),
         )
         _missing_target(where, ch.target.name, target)
@@ -774,7 +774,7 @@ def _stream(args: Any, path: str | None, specs: list, totals: dict | None = None
                 lambda c=c, v=v: load.score_values(where, c.name, v)
                 for c, v in zip(ch.scores, cols[3:], strict=True)
             ),
-            lambda: None if w is None else load.weight_values(where, ch.weight.name, w),
+            lambda: None if w is None else load.weight_values(where, ch.weight.name, w, specs),
             lambda: where.no_empties(ch.all()),
         )
         return [codes, weights, np.column_stack(scores), cols[2]]

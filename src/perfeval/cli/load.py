@@ -430,12 +430,23 @@ def score_values(table: Any, name: str, values: Any) -> Any:
 
 #: measures whose weights are counts of cases (whole numbers): said by the CLI with the line
 COUNT_WEIGHTED = ("APR", "CA2")
+#: measures whose weights are counts with one of their parameters (the debiased ECE: a bin's n - 1)
+COUNT_WEIGHTED_WITH = {"ECE": ("debiased", "yes"), "ECE_TOP": ("debiased", "yes")}
+
+
+def _counts_cases(spec: Any) -> bool:
+    """Whether the measure ``spec`` reads weights as counts of cases (whole numbers)."""
+    name = spec.measure.name
+    if name in COUNT_WEIGHTED:
+        return True
+    key, value = COUNT_WEIGHTED_WITH.get(name, (None, None))
+    return key is not None and str(spec.kwargs.get(key)) == value
 
 
 def weights(table: Any, col: Any, specs: list | None = None) -> Any:
     """A weight column of a table as numbers (None when there is none); with ``specs``, a measure
-    among them that reads weights as counts (APR, CA2) makes a fractional weight one line naming
-    the column, the value and its line.
+    among them that reads weights as counts (APR, CA2, the debiased ECE) makes a fractional weight
+    one line naming the column, the value and its line.
     """
     if col is None:
         return None
@@ -466,7 +477,7 @@ def _weights_checked(table: Any, name: str, w: Any, specs: list | None) -> Any:
             "double precision; scale them down",
             source=table.source,
         )
-    counted = [s.label for s in specs or () if s.measure.name in COUNT_WEIGHTED]
+    counted = [s.label for s in specs or () if _counts_cases(s)]
     if counted:
         frac = w != np.floor(w)
         if frac.any():
@@ -655,11 +666,12 @@ def coded(
     say_other_labels(pos_label, others)
 
 
-def _large_numeric(args: Any) -> tuple | None:
+def _large_numeric(args: Any, read: dict | None = None) -> tuple | None:
     """A large file read chunk by chunk, with the progress line on a terminal: (source, targets,
     {model name: scores}, groups), each chunk checked as a table read whole is (the targets coded,
     ``--pos-label`` too; the scores finite: the same errors at the same lines); None when the file
-    is small or not a file (then the table reader reads it).
+    is small or not a file (then the table reader reads it).  ``read`` gets ``"pos_label"``: the
+    label as read (:func:`coded`).
     """
     import numpy as np
 
@@ -714,7 +726,7 @@ def _large_numeric(args: Any) -> tuple | None:
         convert=checks,
     )
     if args.pos_label is not None:
-        chunks = coded(chunks, args.pos_label, path, chosen)
+        chunks = coded(chunks, args.pos_label, path, chosen, read)
     parts = list(chunks)
     ch = chosen[0]
     say_columns(ch)
@@ -725,14 +737,16 @@ def _large_numeric(args: Any) -> tuple | None:
     return path, cols[0], models, cols[1]
 
 
-def models(args: Any, specs: list | None = None, table: Any = None) -> tuple:
+def models(args: Any, specs: list | None = None, table: Any = None, said: dict | None = None) -> tuple:
     """(source, targets, {model name: scores}, groups, weights) for plot and report: several score
     columns; groups and weights None when not asked for.  ``specs``: the measures computed (the
     weights' check of :func:`weights`); ``table``: the table when it was read already (standard
-    input is read once).
+    input is read once); ``said`` gets ``"pos_label"`` with ``--pos-label``: the label as read
+    from the target column (:func:`label_as_read`), as ``perfeval eval`` reports it.
     """
     weight = getattr(args, "weight", None)
-    big = None if weight or table is not None else _large_numeric(args)  # the chunked reader takes no weight
+    # the chunked reader takes no weight
+    big = None if weight or table is not None else _large_numeric(args, said)
     if big is not None:
         return (*big, None)
     t = read(args, args.file) if table is None else table
@@ -757,6 +771,8 @@ def models(args: Any, specs: list | None = None, table: Any = None) -> tuple:
         lambda: weights(t, ch.weight, specs),
         lambda: t.no_empties(ch.all()),
     )
+    if said is not None and args.pos_label is not None:
+        said["pos_label"] = label_as_read(args.pos_label, t.get(ch.target, empties=False))
     return (
         t.source,
         target,

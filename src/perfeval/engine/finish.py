@@ -83,10 +83,10 @@ def resolve(
         names = sorted({g.strip() for g in given}, key=given.index)
         said = ""
         if len(names) > 1:  # two spellings of one measure (mse and brier): say that one is the other's
+            shown = [repr(n) for n in names]
             said = (
-                " ("
-                + " and ".join(repr(n) for n in names)
-                + f" are both {first.split('@')[0].split(':')[0]})"
+                f" ({', '.join(shown[:-1])} and {shown[-1]} are {'both' if len(names) == 2 else 'all'} "
+                f"{first.split('@')[0].split(':')[0]})"
             )
         raise InvalidParameterError(f"measure named twice: {first}{said}")
     return specs

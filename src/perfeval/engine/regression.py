@@ -154,6 +154,11 @@ def regression_specs(specs: list[MeasureSpec] | None) -> list[MeasureSpec]:
     if specs is None:
         return [parse_measure(n) for n in REGRESSION_DEFAULT]
     out = []
+    # what made the target a regression target, said when a measure of another kind is refused: a
+    # regression measure named beside it, else the task asked (real values with no measure named
+    # never reach here with a binary one)
+    named = next((s.label for s in specs if s.measure.kind == "regression"), None)
+    why = f"{named} named" if named is not None else "the task is regression"
     for s in specs:
         m = s.measure
         if s.pending:
@@ -166,9 +171,9 @@ def regression_specs(specs: list[MeasureSpec] | None) -> list[MeasureSpec]:
 
                 every = [x.name for x in REGISTRY if x.kind == "regression"]
                 raise InvalidParameterError(
-                    f"{s.label} is a {m.kind} measure and the target is a regression target (real "
-                    f"values); the regression measures: {', '.join(every)} (rmse and mse mean RMSE_REG "
-                    "and MSE_REG here)"
+                    f"{s.label} is a {m.kind} measure and the target is a regression target ({why}: one "
+                    f"run reads its target one way); the regression measures: {', '.join(every)} (rmse and "
+                    "mse mean RMSE_REG and MSE_REG here)"
                 )
             s = parse_measure(target)
         if s.measure.name in ("TWEEDIE_DEV", "D2_TWEEDIE"):

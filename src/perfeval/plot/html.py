@@ -216,6 +216,7 @@ def _input_table(
     threshold: float,
     w: np.ndarray | None = None,
     slicings: list | None = None,
+    pos_label: Any = None,
 ) -> str:
     yy = np.asarray(y, dtype=float)
     kept = slice(None) if w is None else np.asarray(w) != 0
@@ -225,6 +226,8 @@ def _input_table(
         ["positives", int((yy[kept] > 0).sum())],
         ["negatives", int((yy[kept] <= 0).sum())],
     ]
+    if pos_label is not None:  # the labels were coded: which one is positive
+        summary.insert(2, ["positive label", f"{pos_label!r} (the other labels negative)"])
     if w is not None:
         ww = np.asarray(w, dtype=float)
         dropped = int(np.sum(ww == 0))
@@ -246,6 +249,17 @@ def _input_table(
         summary.append(["slices", "; ".join(f"{s.name}: {len(s):,}" for s in slicings)])
     summary.append(["threshold", f"{threshold:g}"])
     return _table(["", "value"], summary, "summary")
+
+
+def _positive(pos_label: Any, reports: list) -> None:
+    """The label the targets' 1 stands for, when the caller coded labels 0/1, set in each report's
+    parameters (``None``: not coded; no report there): its signature says it, as eval's does.
+    """
+    if pos_label is None:
+        return
+    for r in reports:
+        if r is not None:
+            r.params["pos_label"] = pos_label
 
 
 def _kind(label: str) -> str:
@@ -772,6 +786,7 @@ def build(
     intersections: bool = False,
     min_size: int | None = None,
     missing: str = "error",
+    pos_label: Any = None,
 ) -> str:
     """The HTML text of a report on one or more models' scores for the same cases.
 
@@ -829,6 +844,9 @@ def build(
     intersections, min_size, missing
         As for :func:`perfeval.evaluate` with ``by``: every intersection of the columns too; the
         slices with fewer cases flagged (*); a missing slice value an error or a slice of its own.
+    pos_label : optional
+        The label the targets' 1 stands for, when the caller coded labels 0/1 (``perfeval report
+        --pos-label yes``): the input table and the signature say it, as ``perfeval eval`` does.
 
     Returns
     -------
@@ -871,6 +889,7 @@ def build(
                 overall[name] = (
                     evaluate(y, s, measures=pooled, threshold=threshold, sample_weight=w) if pooled else None
                 )
+    _positive(pos_label, [*reports.values(), *overall.values()])
     info = _Groups(y, g, w) if g is not None else None
     column = group_column or "GROUP"
     esc = _esc
@@ -883,7 +902,7 @@ def build(
         f"{esc(_dt.datetime.now().isoformat(timespec='seconds'))}"
         f"<br>command: <code>{esc(command)}</code></p>",
     ]
-    parts += ["<h2>Input</h2>", _input_table(y, info, models, source, threshold, w, slicings)]
+    parts += ["<h2>Input</h2>", _input_table(y, info, models, source, threshold, w, slicings, pos_label)]
     # metrics
     intervals: dict[str, dict] = {}
     if ci is not None:

@@ -39,7 +39,8 @@ def run(args: Any) -> int:
     )
     picked = None if id_col is None else (id_col.name, table.get(id_col, empties=False))
     target = table.get(ch.target, empties=False)
-    binary = any(s.measure.kind == "binary" for s in resolve(args.measures, args.threshold))
+    specs = resolve(args.measures, args.threshold)
+    binary = any(s.measure.kind == "binary" for s in specs)
     # the targets checked as eval checks them (the first bad line said, in the command's words); a
     # coding of their own (0/1, -1/1) is left to the dialects, which read it each its own way
     coded, score, weights, _ = load.earliest(
@@ -47,7 +48,7 @@ def run(args: Any) -> int:
             table, ch.target.name, target, args.pos_label, binary or args.pos_label is not None
         ),
         lambda: load.scores(table, ch.score),
-        lambda: load.weights(table, ch.weight),
+        lambda: load.weights(table, ch.weight, specs),  # counts (APR, the debiased ECE): the line said
         lambda: table.no_empties([*ch.all(), *([] if id_col is None else [id_col])]),
     )
     if args.pos_label is not None:

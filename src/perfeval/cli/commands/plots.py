@@ -200,7 +200,8 @@ def run_report(args: Any, table: Any = None) -> int:
     sliced = bool(slices.columns(args))
     if sliced and table is None:  # the slice columns are read from the table (whole)
         table = load.read(args, args.file)
-    source, y, models, g, w = load.models(args, specs, table)
+    label_read: dict = {}  # the positive label as read (--pos-label): the page says it, as eval does
+    source, y, models, g, w = load.models(args, specs, table, label_read)
     by = _slice_columns(args, table, w) if sliced else None
     # the report's calibration plot: the first ECE's (or MCE's) bins, else PERF's
     ece = [sp for sp in specs if sp.measure.name in ("ECE", "MCE")]
@@ -227,6 +228,7 @@ def run_report(args: Any, table: Any = None) -> int:
         intersections=bool(getattr(args, "intersections", False)),
         min_size=getattr(args, "min_size", None),
         missing="slice" if getattr(args, "missing_slice", False) else "error",
+        pos_label=label_read.get("pos_label"),
     )
 
     write_file(args.output, text.encode("utf-8"))  # whole or not at all: a full disk leaves no part
