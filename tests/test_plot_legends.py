@@ -143,3 +143,27 @@ def test_reliability_legend_of_one_model_stays_in_its_corner():
     y, models = three_models()
     d = CurveDisplay.from_models(y, {"model_a": models["model_a"]}, kind="calibration").plot()
     assert d.ax_.get_legend()._loc == 2  # upper left, inside the axes (above the diagonal)
+
+
+def test_slice_curves_explain_every_marker_once():
+    """The slices' curves (one model, one threshold, a marker on each curve in its colour): the legend
+    had ``score >= t`` in the overall curve's black only, as if it marked that curve alone.  Now one
+    entry, in a neutral grey, says the markers are on each curve in its colour, at the threshold."""
+    from perfeval.plot import slice_curves
+
+    y, models = three_models()
+    s = models["model_a"]
+    part = np.arange(len(y)) % 3
+    fig = slice_curves(y, s, {"p0": part == 0, "p1": part == 1}, threshold=0.45)
+    ax = fig.axes[0]
+    entries = legend_entries(ax)
+    texts = [t for t, _ in entries]
+    marks = [(t, h) for t, h in entries if "score >=" in t]
+    assert [t for t, _ in marks] == ["score >= 0.45, on each curve in its colour"]
+    assert to_rgba(marks[0][1].get_markeredgecolor()) == to_rgba("0.45")
+    # every curve has its entry, then the markers' one, then the chance line
+    curves = [m for m in ax.lines if m.get_linestyle() != "None"][:3]  # the chance line last
+    assert texts[:3] == [line.get_label() for line in curves]
+    assert texts[3].startswith("score >=") and texts[-1] == "chance"
+    drawn = [m for m in ax.lines if m.get_linestyle() == "None"]
+    assert len(drawn) == 3  # a marker on each of the three curves, each in its curve's colour

@@ -84,11 +84,12 @@ def threshold_text(threshold: float) -> str:
     return short if float(short) == t else repr(t)
 
 
-def marker_label(threshold: float, name: str | None = None) -> str:
+def marker_label(threshold: float | None, name: str | None = None) -> str:
     """The legend of an operating point's marker: ``score >= 0.5``, of one model among several
-    ``name: score >= 0.5`` (the marker is in the model's colour; the name says whose it is).
+    ``name: score >= 0.5`` (the marker is in the model's colour; the name says whose it is); a point
+    given without its threshold is an ``operating point``.
     """
-    said = f"score >= {threshold_text(threshold)}"
+    said = "operating point" if threshold is None else f"score >= {threshold_text(threshold)}"
     return said if name is None else f"{literal(name)}: {said}"
 
 
@@ -100,7 +101,7 @@ def under_xlabel(ax: Any):
     from matplotlib.font_manager import FontProperties
     from matplotlib.transforms import offset_copy
 
-    rc = mpl.rcParams
+    rc: Any = mpl.rcParams  # read by names made here (typed by literal names)
 
     def size(key: str) -> float:
         return FontProperties(size=rc[key]).get_size_in_points()
@@ -205,6 +206,28 @@ class CurveDisplay:
     def plot(
         self, ax: Any = None, *, chance: bool = True, mark_threshold: bool = True, title: str | None = None
     ):
+        """Draw every curve on ``ax`` (a new figure without one).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw.
+        chance : bool
+            Draw the chance line (the diagonal of a ROC curve, the base rate of precision / recall,
+            lift 1; a reliability diagram's perfect calibration).
+        mark_threshold : bool
+            Mark each curve's operating point (score >= threshold predicts positive), in its colour,
+            with its legend entry: ``score >= 0.5``, of one model among several
+            ``model_b: score >= 0.5``.
+        title : str, optional
+            The plot's title (default: the curve's).
+
+        Returns
+        -------
+        CurveDisplay
+            Itself, drawn (``ax_``, ``figure_``, ``lines_``).  The legend of a reliability diagram
+            of several models is under the axes, clear of the points and bars.
+        """
         plt = pyplot()
         if ax is None:
             _fig, ax = plt.subplots(figsize=(5.2, 4.6))
