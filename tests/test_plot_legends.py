@@ -167,3 +167,15 @@ def test_slice_curves_explain_every_marker_once():
     assert texts[3].startswith("score >=") and texts[-1] == "chance"
     drawn = [m for m in ax.lines if m.get_linestyle() == "None"]
     assert len(drawn) == 3  # a marker on each of the three curves, each in its curve's colour
+
+
+def test_a_point_given_without_its_threshold_is_an_operating_point():
+    """``CurveDisplay(curves, names, points=...)`` without ``threshold=`` raised TypeError (formatting
+    None) when drawn; the marker is now named ``operating point``."""
+    from perfeval import curves
+
+    y, models = three_models()
+    c = [curves.roc(y, models["model_a"]), curves.roc(y, models["model_b"])]
+    d = CurveDisplay(c, ["model_a", "model_b"], kind="roc", points=[(0.2, 0.7), (0.3, 0.6)]).plot()
+    texts = [t for t, _ in legend_entries(d.ax_)]
+    assert "model_a: operating point" in texts and "model_b: operating point" in texts
