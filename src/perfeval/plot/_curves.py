@@ -75,6 +75,42 @@ def calibration_value(curve: Curve) -> str:
     return f"{curve.extra['measure']} = {'undefined' if math.isnan(v) else f'{v:.4f}'}"
 
 
+def threshold_text(threshold: float) -> str:
+    """A threshold as a legend shows it: short (``0.5``, ``1``) where that is the number, else in
+    full (the shortest text that reads back to the same double), never rounded to another number.
+    """
+    t = float(threshold)
+    short = f"{t:g}"
+    return short if float(short) == t else repr(t)
+
+
+def marker_label(threshold: float | None, name: str | None = None) -> str:
+    """The legend of an operating point's marker: ``score >= 0.5``, of one model among several
+    ``name: score >= 0.5`` (the marker is in the model's colour; the name says whose it is); a point
+    given without its threshold is an ``operating point``.
+    """
+    said = "operating point" if threshold is None else f"score >= {threshold_text(threshold)}"
+    return said if name is None else f"{literal(name)}: {said}"
+
+
+def under_xlabel(ax: Any):
+    """The Axes' coordinates moved down past its x tick labels and its (one-line) x label, by
+    matplotlib's sizes of these: a legend anchored at (0.5, 0) in them is under the label, not on it.
+    """
+    import matplotlib as mpl
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.transforms import offset_copy
+
+    rc: Any = mpl.rcParams  # read by names made here (typed by literal names)
+
+    def size(key: str) -> float:
+        return FontProperties(size=rc[key]).get_size_in_points()
+
+    down = rc["xtick.major.size"] + rc["xtick.major.pad"] + size("xtick.labelsize")
+    down += rc["axes.labelpad"] + 1.25 * size("axes.labelsize")
+    return offset_copy(ax.transAxes, fig=ax.figure, y=-down, units="points")
+
+
 def operating_point(kind: str, curve: Curve, h, threshold: float) -> tuple[float, float] | None:
     """The (x, y) of the curve where a case with score >= threshold is predicted positive."""
     k = int(np.searchsorted(h.scores, threshold, side="left"))
@@ -170,6 +206,28 @@ class CurveDisplay:
     def plot(
         self, ax: Any = None, *, chance: bool = True, mark_threshold: bool = True, title: str | None = None
     ):
+        """Draw every curve on ``ax`` (a new figure without one).
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Where to draw.
+        chance : bool
+            Draw the chance line (the diagonal of a ROC curve, the base rate of precision / recall,
+            lift 1; a reliability diagram's perfect calibration).
+        mark_threshold : bool
+            Mark each curve's operating point (score >= threshold predicts positive), in its colour,
+            with its legend entry: ``score >= 0.5``, of one model among several
+            ``model_b: score >= 0.5``.
+        title : str, optional
+            The plot's title (default: the curve's).
+
+        Returns
+        -------
+        CurveDisplay
+            Itself, drawn (``ax_``, ``figure_``, ``lines_``).  The legend of a reliability diagram
+            of several models is under the axes, clear of the points and bars.
+        """
         plt = pyplot()
         if ax is None:
             _fig, ax = plt.subplots(figsize=(5.2, 4.6))
@@ -211,7 +269,8 @@ class CurveDisplay:
                     color=line.get_color(),
                     mfc="none",
                     mew=1.8,
-                    label=f"score >= {self.threshold:g}" if name == self.names[0] else None,
+                    # each model's marker named with its model (the colour alone is no key)
+                    label=marker_label(self.threshold, None if len(self.curves) == 1 else name),
                 )
         if chance:
             self._chance(ax)
@@ -227,8 +286,19 @@ class CurveDisplay:
             ax.set_ylim(-0.01, 1.01)
             ax.set_aspect("equal")
         ax.grid(alpha=0.3)
-        # a reliability diagram's empty corner is the upper left (above the diagonal and its bars)
-        ax.legend(loc="upper left" if self.kind == "calibration" else "best", fontsize=8)
+        if self.kind == "calibration" and len(self.curves) > 1:
+            # each model's line and bars, the diagonal: too many entries for any corner (they
+            # covered points and bars), so under the axes, clear of the data
+            ax.legend(
+                loc="upper center",
+                bbox_to_anchor=(0.5, 0.0),
+                bbox_transform=under_xlabel(ax),
+                fontsize=7.5,
+                frameon=False,
+            )
+        else:
+            # a reliability diagram's empty corner is the upper left (above the diagonal and its bars)
+            ax.legend(loc="upper left" if self.kind == "calibration" else "best", fontsize=8)
         self.ax_, self.figure_ = ax, ax.figure
         return self
 

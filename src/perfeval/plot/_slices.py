@@ -18,7 +18,7 @@ import numpy as np
 from perfeval.base.checks import to_numpy
 from perfeval.exceptions import InvalidParameterError
 from perfeval.plot._base import literal, pyplot
-from perfeval.plot._curves import CurveDisplay, operating_point
+from perfeval.plot._curves import CurveDisplay, marker_label, operating_point
 
 #: a slice's name longer than this is cut on the plot (the table beside it has it whole)
 LABEL_CHARS = 40
@@ -240,7 +240,8 @@ def slice_curves(
     Returns
     -------
     matplotlib.figure.Figure
-        The legend gives each curve's area (ROC: AUC; *undefined* for a slice of one class).
+        The legend gives each curve's area (ROC: AUC; *undefined* for a slice of one class), and
+        in one entry the markers' threshold (each on its curve, in its colour).
     """
     from perfeval.curves import KINDS
     from perfeval.curves import summary as curve_summary
@@ -286,5 +287,21 @@ def slice_curves(
         d = CurveDisplay(curves, names, kind=kind, points=points, threshold=threshold, base_rate=base)
         d.plot(ax=ax, title=title)
     d.lines_[0].set(lw=2.2, zorder=3)
-    ax.legend(loc="lower right" if kind == "roc" else "best", fontsize=7.5)
+    # one threshold for every curve, each marker in its curve's colour: one entry says so for all
+    # (an entry a curve would double the legend, and the first curve's alone named only its own)
+    marks = [m for m in ax.lines if m not in d.lines_ and "score >=" in str(m.get_label())]
+    handles, labels = ax.get_legend_handles_labels()
+    kept = [(h, lab) for h, lab in zip(handles, labels, strict=True) if h not in marks]
+    if marks:
+        from matplotlib.lines import Line2D
+
+        proxy = Line2D([], [], ls="none", marker="o", ms=7, color="0.45", mfc="none", mew=1.8)
+        said = f"{marker_label(threshold)}, on each curve in its colour"
+        kept.insert(len(d.lines_), (proxy, said))
+    ax.legend(
+        [h for h, _ in kept],
+        [lab for _, lab in kept],
+        loc="lower right" if kind == "roc" else "best",
+        fontsize=7.5,
+    )
     return ax.figure
