@@ -199,3 +199,27 @@ def test_spark_says_memorys_notes_with_the_place_of_the_first(files, capsys, spa
     where = re.search(r"the first on (row (\d+) of partition (\d+));", note)
     assert where, note
     assert note == _notes(err)[0].replace("line 17", where.group(1))
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "jsonl"])
+def test_streamed_notes_of_each_format_are_memorys(tmp_path, capsys, fmt):
+    """A Parquet file's rows (``row 11``) and a JSON lines file's lines, as read whole."""
+    import json
+
+    rows = _rows("outside")
+    path = tmp_path / f"o.{fmt}"
+    if fmt == "parquet":
+        pytest.importorskip("pyarrow")
+        pd = pytest.importorskip("pandas")
+        pd.DataFrame(rows).to_parquet(path)
+    else:
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    argv = ["eval", str(path), "--target", "y", "--score", "s", "-m", "brier", "--weight", "w"]
+    code, _out, err = run_cli(argv, capsys)
+    where = "row 18" if fmt == "parquet" else "line 18"
+    assert code == 0 and _notes(err) == [
+        "perfeval: note: BRIER read the scores as probabilities, but 2 are outside [0, 1], the first on "
+        f"{where} (1.25)\n"
+    ]
+    got = run_cli([*argv, "--stream"], capsys)
+    assert got[0] == 0 and got[2] == err

@@ -181,6 +181,8 @@ def _say_probability_notes(
     the model of several they are about, named.  The other backends count them as they read
     (:mod:`perfeval.cli.probability_notes`) and say the same.
     """
+    if not probability_notes.probability_labels(report):  # no measure reads probabilities: no note
+        return
     cases = ProbabilityCases()
     cases.add(target, score, weights, table.position)
     cases.say(report, model)
