@@ -189,6 +189,42 @@ def _summarize_frame(
     return ScoreHistogram.from_arrays(coded, s, w), len(pdf), found, labels
 
 
+def frame_probability_counts(
+    pdf, target: str, score: str, weight: str | None = None, pos_label: Any = None
+) -> tuple[int, int, float, int, int]:
+    """A partition's :func:`perfeval.measures.probability.probability_counts`, its targets coded as
+    :func:`_summarize_frame` codes them (the frame evaluated already: its values are checked).
+    """
+    from perfeval.measures.probability import probability_counts
+
+    if len(pdf) == 0:
+        return 0, -1, float("nan"), 0, -1
+    y = _no_missing_target(pdf, target)
+    coded = coded_labels(y, pos_label)[0] if pos_label is not None else Targets(y).coding()
+    if coded is None:
+        raise InvalidDataError(_labels_message(target, y))
+    s = _column_values(pdf, score, "score")
+    w = None if weight is None else _column_values(pdf, weight, "weight")
+    return probability_counts(coded, s, w)
+
+
+def probability_cases(
+    frame, *, target: str, score: str, weight: str | None = None, pos_label: Any = None
+) -> list[tuple[int, tuple[int, int, float, int, int]]]:
+    """Each partition's :func:`frame_probability_counts` (one pass, the rows staying on their worker),
+    in the frame's order, with the partition's number (its rows are said ``row 3 of partition 1``: a
+    partition's row is not a line of a file).  What ``perfeval eval --dask`` counts for its notes
+    on probability scores.
+    """
+    import dask
+
+    parts = frame.to_delayed()
+    got = dask.compute(
+        *[dask.delayed(frame_probability_counts)(p, target, score, weight, pos_label) for p in parts]
+    )
+    return list(enumerate(got))
+
+
 def coded_labels(y: np.ndarray, pos_label: Any) -> tuple[np.ndarray, tuple[bool, frozenset]]:
     """A partition's targets coded 1 where the label is ``pos_label`` and 0 elsewhere, by the rule of
     every reader (:func:`perfeval.io.grammar.label_hits`: ``1``, ``1.0`` and 1 are one label), with

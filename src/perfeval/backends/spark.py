@@ -433,6 +433,24 @@ def _binary(
     return report
 
 
+def _probability_job(pdf: Any, target: str, score: str, weight: str | None, pos_label: Any) -> tuple:
+    from perfeval.backends.dask import frame_probability_counts
+
+    return _part(), frame_probability_counts(pdf, target, score, weight, pos_label)
+
+
+def probability_cases(
+    frame: Any, *, target: str, score: str, weight: str | None = None, pos_label: Any = None
+) -> list[tuple[int, tuple[int, int, float, int, int]]]:
+    """Each partition's :func:`perfeval.backends.dask.frame_probability_counts` (one pass, where the
+    rows lie), in partition order, with the partition's number (its rows are said ``row 3 of
+    partition 1``: a partition's row is not a line of a file; a partition of no row sends nothing).
+    What ``perfeval eval --spark`` counts for its notes on probability scores.
+    """
+    job = functools.partial(_probability_job, target=target, score=score, weight=weight, pos_label=pos_label)
+    return list(_collected(_select(frame, [target, score, weight]), job))
+
+
 # -- slices (by=): the Dask backend's partition functions (perfeval.backends.dask_slices) -------------------
 def _part() -> int:
     """The partition this task reads (0 off Spark): a row's place in the messages of the slices."""

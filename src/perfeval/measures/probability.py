@@ -97,6 +97,22 @@ def zero_probability_cases(y: Any, s: Any, w: Any = None) -> np.ndarray:
     return bad
 
 
+def probability_counts(y: Any, s: Any, w: Any = None) -> tuple[int, int, float, int, int]:
+    """The cases of coded targets ``y``, scores ``s`` and weights ``w`` (a table's, a chunk's, a
+    partition's) that a command's notes count: how many scores are outside [0, 1], the first's row
+    and its score, how many cases give their own class a probability of 0
+    (:func:`zero_probability_cases`), the first's row (-1: none).  Weight 0 is no case.
+    """
+    y, s = np.asarray(y, dtype=np.float64), np.asarray(s, dtype=np.float64)
+    outside = (s < 0) | (s > 1)
+    if w is not None:
+        outside &= np.asarray(w, dtype=np.float64) > 0
+    bad = zero_probability_cases(y, s, w)
+    n, z = int(np.count_nonzero(outside)), int(np.count_nonzero(bad))
+    i = int(np.argmax(outside)) if n else -1
+    return n, i, float(s[i]) if n else math.nan, z, int(np.argmax(bad)) if z else -1
+
+
 #: why an unclipped LOGLOSS or CXE is infinite, after the count of such cases
 ZERO_PROBABILITY = "own class a probability of 0 (a positive scored 0 or less, or a negative 1 or more)"
 

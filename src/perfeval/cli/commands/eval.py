@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import copy
 import functools
-import math
 import os
 import sys
 import warnings
@@ -18,8 +17,9 @@ from perfeval.base.checks import check_options
 from perfeval.base.console import one_line, write_file
 from perfeval.base.progress import wanted
 from perfeval.base.text import place
-from perfeval.cli import load, slices, slices_ci
+from perfeval.cli import load, probability_notes, slices, slices_ci
 from perfeval.cli.output import FROM_SUMMARY, group_csv, models_group_csv, models_text, report_text, write
+from perfeval.cli.probability_notes import ProbabilityCases, probability_asked
 from perfeval.engine import DEFAULT_MEASURES, resolve
 from perfeval.engine.door import check, code
 from perfeval.engine.finish import threshold_companions, with_thresholds
@@ -33,7 +33,6 @@ from perfeval.exceptions import (
 from perfeval.io.columns import choose, pick
 from perfeval.io.parquet import empty_parquet
 from perfeval.io.readers import iter_columns
-from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
 from perfeval.measures.spec import refuse_pending
 
 # Imported where the run takes that path: the stream and Dask backends, the dialects (--dialect),
@@ -173,51 +172,20 @@ def _by_model() -> Any:
                 sys.stderr.write(line)
 
 
-#: the measures that read scores as probabilities (a score outside [0, 1] is said)
-_PROBABILITY_MEASURES = ("BRIER", "LOGLOSS", "CXE", "RMS", "CA1", "CA2", "SLQ")
-
-
 def _say_probability_notes(
     report: Any, target: Any, score: Any, weights: Any, table: Any, model: str | None = None
 ) -> None:
     """Scores outside [0, 1] read as probabilities (BRIER, LOGLOSS, ...), counted and the first named
     by its line; an infinite log loss (or CXE), which is right, said why: the cases that give their
     own class a probability of 0, counted, the first by its line, and what clips them.  ``model``:
-    the model of several they are about, named.
+    the model of several they are about, named.  The other backends count them as they read
+    (:mod:`perfeval.cli.probability_notes`) and say the same.
     """
-    who = "" if model is None else f"model {model}: "
-    y, s = np.asarray(target, dtype=np.float64), np.asarray(score, dtype=np.float64)
-    probabilities = [lab for lab in report.results if lab.split(":")[0] in _PROBABILITY_MEASURES]
-    if probabilities:
-        outside = (s < 0) | (s > 1)
-        if weights is not None:
-            outside &= np.asarray(weights) > 0
-        n = int(np.count_nonzero(outside))
-        if n:
-            i = int(np.argmax(outside))
-            load.note(
-                f"perfeval: note: {who}{', '.join(probabilities)} read the scores as probabilities, but "
-                f"{n:,} {'are' if n > 1 else 'is'} outside [0, 1], the first on {table.position(i)} "
-                f"({float(s[i])!r})\n"
-            )
-    inf = [
-        lab
-        for lab, r in report.results.items()
-        if lab.split(":")[0] in ("LOGLOSS", "CXE") and r.value == math.inf
-    ]
-    if not inf:
+    if not probability_notes.probability_labels(report):  # no measure reads probabilities: no note
         return
-
-    bad = zero_probability_cases(y, s, weights)
-    n = int(np.count_nonzero(bad))
-    if n:
-        first = table.position(int(np.argmax(bad)))
-        cases = f"{n:,} cases give their" if n > 1 else "1 case gives its"
-        load.note(
-            f"perfeval: note: {who}{' and '.join(inf)} {'is' if len(inf) == 1 else 'are'} infinite: {cases} "
-            f"{ZERO_PROBABILITY}, the first on {first}; --dialect sklearn clips probabilities as "
-            "scikit-learn does\n"
-        )
+    cases = ProbabilityCases()
+    cases.add(target, score, weights, table.position)
+    cases.say(report, model)
 
 
 def run(args: Any) -> int:
@@ -399,13 +367,15 @@ def _one(args: Any, path: str | None, specs: list, dialect: str | None) -> Any:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         report = None
+        cases = ProbabilityCases()  # counted as the backend reads, said as in memory
         if not getattr(args, "tie_bounds", False) and dialect is None:
             if getattr(args, "spark", None):
-                report = _spark(args, path, specs)
+                report = _spark(args, path, specs, cases)
             else:
-                report = _dask(args, path, specs) if args.dask else _stream(args, path, specs)
+                report = _dask(args, path, specs, cases) if args.dask else _stream(args, path, specs, cases)
     if report is not None:
         _warn(caught, _model_of(args))
+        cases.say(report, report.params["columns"]["score"] if _model_of(args) else None)
         with_thresholds(report, getattr(args, "thresholds", []))
         if args.ci is not None:
             _summary_intervals(args, report)
@@ -555,8 +525,10 @@ def _in_memory(args: Any, path: str | None, specs: list) -> Any:
     return report
 
 
-def _stream(args: Any, path: str | None, specs: list) -> Any:
-    """Chunked evaluation (perfeval.backends.stream); None when the request needs the whole table."""
+def _stream(args: Any, path: str | None, specs: list, cases: ProbabilityCases | None = None) -> Any:
+    """Chunked evaluation (perfeval.backends.stream); None when the request needs the whole table.
+    ``cases``: the probability scores' cases counted, chunk by chunk, each placed at its line.
+    """
     from perfeval.engine.finish import one_score_a_case
 
     one_score_a_case(specs)  # a measure of K classes or labels asked of one score column: said first
@@ -601,18 +573,18 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
 
     labels = args.pos_label is not None  # the target read as labels, coded chunk by chunk
     binary = any(s.measure.kind == "binary" for s in specs)
-    checks = slices.Placed(
-        keep=bool(slices.columns(args)),
-        inner=load.ChunkChecks(
-            chosen,
-            args.pos_label,
-            binary or labels,
-            specs,
-            partition=True,
-            scores=getattr(args, "models", ()),
-            extra=id_column,
-        ),
+    inner: Any = load.ChunkChecks(
+        chosen,
+        args.pos_label,
+        binary or labels,
+        specs,
+        partition=True,
+        scores=getattr(args, "models", ()),
+        extra=id_column,
     )
+    if cases is not None and probability_asked(specs):  # each chunk's cases counted at their lines
+        inner = _Counted(inner, cases, args.pos_label)
+    checks = slices.Placed(keep=bool(slices.columns(args)), inner=inner)
     cols = iter_columns(
         path,
         chooser,
@@ -665,6 +637,59 @@ def _stream(args: Any, path: str | None, specs: list) -> Any:
     return report
 
 
+class _Counted:
+    """The checks of each chunk read (``inner``), then its probability scores' cases counted into
+    ``cases``, placed at their lines (the target coded by ``pos_label`` first, as :func:`load.coded`
+    codes it after).
+    """
+
+    def __init__(self, inner: Any, cases: ProbabilityCases, pos_label: Any) -> None:
+        self.inner, self.cases, self.pos_label = inner, cases, pos_label
+
+    def __call__(self, cols: list, where: Any) -> list:
+        out = self.inner(cols, where)
+        y = out[0]
+        if self.pos_label is not None:
+            from perfeval.io import grammar
+
+            y = grammar.label_hits(np.asarray(y), self.pos_label)
+        self.cases.add(y, out[1], out[2], where.position)
+        return out
+
+
+def _count_cases(
+    cases: ProbabilityCases | None,
+    report: Any,
+    backend: str,
+    frame: Any,
+    target: str,
+    score: str,
+    weight: str | None,
+    pos_label: Any,
+) -> None:
+    """A cluster's probability scores' cases counted into ``cases`` (a pass of their own, partition
+    by partition, each row said by its place in its partition), when the report's notes need them:
+    a LOGLOSS or CXE infinite, or a measure reading probabilities and a score outside [0, 1] in its
+    merged summary (or no such summary kept).
+    """
+    if cases is None:
+        return
+    outside = probability_notes.summary_outside(getattr(report, "summary", None))
+    if not probability_notes.wanted(report, outside):
+        return
+    if backend == "spark":
+        from perfeval.backends.spark import probability_cases
+    else:
+        from perfeval.backends.dask import probability_cases
+    for k, counts in probability_cases(frame, target=target, score=score, weight=weight, pos_label=pos_label):
+        cases.merge(counts, functools.partial(_row_of, part=k))
+
+
+def _row_of(row: int, part: int) -> str:
+    """A row of a cluster's partition, in words: a partition's row is not a line of a file."""
+    return f"row {row} of partition {part}"
+
+
 def _check_spark(args: Any) -> None:
     """What ``--spark`` does not take: one line saying why (exit 2), before any work."""
     if not getattr(args, "spark", None):
@@ -695,9 +720,10 @@ def _check_spark(args: Any) -> None:
             )
 
 
-def _spark(args: Any, path: str | None, specs: list) -> Any:
+def _spark(args: Any, path: str | None, specs: list, cases: ProbabilityCases | None = None) -> Any:
     """The evaluation on Spark: Parquet or CSV files read by Spark, each partition summarised where
-    it lies (:func:`perfeval.backends.spark.evaluate_spark`).
+    it lies (:func:`perfeval.backends.spark.evaluate_spark`).  ``cases``: the probability scores'
+    cases counted, partition by partition, when the report's notes need them.
     """
     from perfeval.backends.spark import (
         connect,
@@ -756,6 +782,16 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
                 labels_read=labels,
                 by=by,
             )
+            _count_cases(
+                cases,
+                report,
+                "spark",
+                df,
+                names[ch.target.index],
+                names[ch.score.index],
+                name(ch.weight),
+                args.pos_label,
+            )
         except InvalidDataError as e:  # a column's values, found on an executor: the file and the column
             if "others" in labels:
                 raise InputFormatError(
@@ -776,8 +812,10 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
     return report
 
 
-def _dask(args: Any, path: str | None, specs: list) -> Any:
-    """The evaluation on a Dask cluster: the files read by the Dask backend."""
+def _dask(args: Any, path: str | None, specs: list, cases: ProbabilityCases | None = None) -> Any:
+    """The evaluation on a Dask cluster: the files read by the Dask backend.  ``cases``: the
+    probability scores' cases counted, partition by partition, when the report's notes need them.
+    """
     from perfeval.backends.dask import connect, evaluate_dask, mistyped, read_files, said_as_read, unparsed
 
     if path is None:
@@ -812,6 +850,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
         # --pos-label codes the labels for every measure asked, as in memory and streamed
         pos_label = args.pos_label
         labels: dict = {}
+        frame = ddf  # as read: its partitions place the rows of the notes
         ddf, sliced = by.sliced(ddf, names, read)
         try:
             report = evaluate_dask(
@@ -825,6 +864,16 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 pos_label=pos_label,
                 labels_read=labels,
                 **sliced,
+            )
+            _count_cases(
+                cases,
+                report,
+                "dask",
+                frame,
+                names[ch.target.index],
+                names[ch.score.index],
+                name(ch.weight),
+                pos_label,
             )
         except InvalidDataError as e:  # a column's values, found on a worker: the file and the column
             if "others" in labels:  # the label is in no partition: in the words of the other paths
