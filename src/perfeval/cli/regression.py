@@ -58,7 +58,7 @@ def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | 
         return "a regression measure named"
     from perfeval.measures.vocabulary import REGRESSION_OF
 
-    if args.pos_label is not None or args.partition or args.stream or args.dask:
+    if args.pos_label is not None or any(getattr(args, k, None) for k in ("partition", "stream", "dask")):
         return None
     if args.measures and not all(s.measure.name in REGRESSION_OF for s in specs):
         return None
