@@ -559,11 +559,15 @@ def _say_undefined(noted: dict[tuple[str, bool], list[str]], whys: dict[tuple[st
         who = f"the value of model {which[0]} is" if one else f"the values of models {', '.join(which)} are"
         said = [whys.get((label, m)) for m in which]
         if infinite:
-            why = f"{who} infinite (log loss: a score of exactly 0 or 1 on the wrong side; logloss:eps=1e-15 clips)"
+            why = (
+                f"{who} infinite (log loss: a score of exactly 0 or 1 on the wrong side; "
+                "logloss:eps=1e-15 clips)"
+            )
         elif all(said) and len(set(said)) == 1:
             why = f"{who} undefined for this data: {said[0]}"
         elif all(said):
-            why = f"{who} undefined for this data ({'; '.join(f'{m}: {x}' for m, x in zip(which, said, strict=True))})"
+            each = "; ".join(f"{m}: {x}" for m, x in zip(which, said, strict=True))
+            why = f"{who} undefined for this data ({each})"
         else:
             why = f"{who} undefined for this data (`perfeval list-measures --long` says when)"
         load.note(
