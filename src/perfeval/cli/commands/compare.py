@@ -390,7 +390,7 @@ def run(args: Any) -> int:
             )
         default = not args.measures
         specs = class_specs([] if default else resolve(args.measures, 0.5, pending=True), default=default)
-        y, models, w, classes = class_inputs(args)
+        y, models, w, classes = class_inputs(args, specs)
         g = None
     else:
         specs = resolve(args.measures, args.threshold)
@@ -789,9 +789,13 @@ def classes_requested(args: Any) -> bool:
     return bool(getattr(args, "classes", None) or getattr(args, "score_prefix", None))
 
 
-def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarray, np.ndarray, Any]:
+def _class_model(
+    args: Any, table: Any, first: Any, specs: list | None = None
+) -> tuple[Any, Any, np.ndarray, np.ndarray, Any]:
     """(columns, classes, target codes, (n, K) scores in ``first``'s class order, weights) of one
-    model's columns in ``table``; ``first``: the first model's classes (None for the first).
+    model's columns in ``table``; ``first``: the first model's classes (None for the first); a
+    fractional weight where a measure of ``specs`` reads weights as counts (the debiased ECE_TOP):
+    one line naming its line, as in ``eval``.
     """
     from perfeval.cli.classes import choose_wide, target_codes
 
@@ -813,7 +817,7 @@ def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarra
     codes, *columns, w, _ = load.earliest(
         lambda: target_codes(table, ch.target.name, raw, first),
         *(lambda c=c: load.scores(table, c) for c in ch.scores),
-        lambda: load.weights(table, ch.weight),
+        lambda: load.weights(table, ch.weight, specs),
         lambda: table.no_empties(used),
     )
     s = np.column_stack(columns) if columns else np.zeros((0, first.k))
@@ -821,7 +825,7 @@ def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarra
     return ch, first, codes, s, w
 
 
-def class_inputs(args: Any) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any]:
+def class_inputs(args: Any, specs: list | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any]:
     """(target codes, {model: (n, K) scores}, weights, classes) of ``compare``'s K classes."""
     from perfeval.cli.classes import label_positions, read_table
 
@@ -849,7 +853,7 @@ def class_inputs(args: Any) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any
         for p in prefixes:
             one = copy.copy(args)
             one.score_prefix = p
-            _ch, first, codes, s, wp = _class_model(one, t, first)
+            _ch, first, codes, s, wp = _class_model(one, t, first, specs)
             if p in models:
                 raise InvalidParameterError(f"--score-prefix {args.score_prefix}: {p!r} named twice")
             models[p] = s
@@ -870,7 +874,7 @@ def class_inputs(args: Any) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any
         one = copy.copy(args)
         one.file = f
         t = read_table(one, label_positions(one, False))
-        _ch, first, y, s, w = _class_model(one, t, first)
+        _ch, first, y, s, w = _class_model(one, t, first, specs)
         if t0 is None:
             t0, y0, w0 = t, y, w
             ids0 = _ids(t, args) if args.id else None

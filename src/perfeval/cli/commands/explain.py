@@ -109,7 +109,8 @@ def _classes(args: Any) -> int:
     codes, *columns, weights, _ = load.earliest(
         lambda: target_codes(table, ch.target.name, raw, classes),
         *(lambda c=c: load.scores(table, c) for c in ch.scores),
-        lambda: load.weights(table, ch.weight),
+        # counts (APR, the debiased ECE_TOP): a fractional weight's line said, as eval says it
+        lambda: load.weights(table, ch.weight, resolve(args.measures, 0.5, pending=True)),
         lambda: table.no_empties(used),
     )
     labels = classes.labels
