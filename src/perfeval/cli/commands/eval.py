@@ -777,7 +777,7 @@ def _spark(args: Any, path: str | None, specs: list) -> Any:
     return report
 
 
-def _as_read_whole(args: Any, path: str, specs: list, read: dict, e: Exception) -> InputFormatError:
+def _as_read_whole(args: Any, path: str, specs: list, e: Exception) -> InputFormatError:
     """A value a Dask partition refused, its row in the partition named (a score that is empty, a
     fractional weight that APR reads as a count), as the command read whole says it, with its line:
     each file of ``path`` streamed up to the first problem (:func:`_stream`, which says each value
@@ -861,7 +861,7 @@ def _dask(args: Any, path: str | None, specs: list) -> Any:
                 raise InputFormatError(
                     load.no_such_label(args.pos_label, ch.target.name, labels["others"]), source=path
                 ) from None
-            raise _as_read_whole(args, path, specs, read, e) from None
+            raise _as_read_whole(args, path, specs, e) from None
         except Exception as e:  # a file a worker cannot read (a corrupt Parquet page): named, one line
             if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
                 raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
