@@ -147,3 +147,14 @@ def test_explain_and_compare_of_k_classes_name_a_fractional_weights_line(k_class
     code, out, err = _cli(["eval", path, *cols, *measure, "--dask", "local:1"], capsys)
     assert code == 1 and out == ""
     assert "the weight column 'w' holds 1.5 in row 20 of partition 0 (from 0)" in _error(err)
+
+
+def test_k_classes_on_dask_name_a_bad_scores_partition_and_row(k_classes):
+    frame = pd.read_csv(k_classes / "kw.csv")
+    frame.loc[5, "p_dog"] = np.nan
+    ddf = dd.from_pandas(frame, npartitions=1)
+    with dask.config.set(scheduler="synchronous"), pytest.raises(perfeval.InvalidDataError) as e:
+        perfeval.evaluate(ddf, target="y", score=["p_cat", "p_dog", "p_bird"], classes=["cat", "dog", "bird"])
+    assert "the score column 'p_dog' holds nan (an empty cell, or NaN) in row 5 of partition 0" in str(
+        e.value
+    )

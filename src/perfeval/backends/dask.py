@@ -797,7 +797,9 @@ def _evaluate_classes(
     if not pieces:
         summary, rows = ClassSummary.empty(found), 0
     elif weight is None:
-        parts = [dask.delayed(_class_summary)(p, target, score, None, found) for p in pieces]
+        parts = [
+            dask.delayed(_class_summary)(p, target, score, None, found, part=k) for k, p in enumerate(pieces)
+        ]
         summary, rows = dask.compute(tree_classes(parts, split_every))[0]
     else:
         from perfeval.engine.door import counts_cases
@@ -841,13 +843,17 @@ def _classes_report(
     return report
 
 
-def _class_summary(pdf, target: str, score: list, weight: str | None, classes: tuple) -> tuple[Any, int]:
-    """A partition's ClassSummary and its rows (:func:`_class_rows`: the rows of weight 0 dropped)."""
+def _class_summary(
+    pdf, target: str, score: list, weight: str | None, classes: tuple, *, part: int | None = None
+) -> tuple[Any, int]:
+    """A partition's ClassSummary and its rows (:func:`_class_rows`: the rows of weight 0 dropped;
+    ``part``: the partition's number, named with a bad value's row).
+    """
     from perfeval.summaries.classes import ClassSummary
 
     if len(pdf) == 0:
         return ClassSummary.empty(classes), 0
-    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes)
+    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes, part=part)
     return ClassSummary.from_checked(codes, s, w, classes), len(pdf)
 
 
