@@ -183,7 +183,8 @@ def test_k_labels_on_dask_are_the_numbers_in_memory(tmp_path, capsys, fmt, optio
         (
             "y,p_a,p_b,p_c\na,0.1,0.2,0.7\nb,0.3,x,0.4\n",
             ["--target", "y", "--score-prefix", "p_"],
-            "t.csv: the score column 'p_b' holds 'x', not a number",
+            # a partition does not know its line: its number and its row (docs/dask.md)
+            "t.csv: the score column 'p_b' holds 'x' in row 1 of partition 0 (from 0), not a number",
         ),
         (
             "y_a,y_b,p_a,p_b\n1,0,0.1,0.2\n2,0,0.3,0.3\n",

@@ -274,7 +274,8 @@ def test_the_command_keeps_dasks_log_lines_off_stderr(tmp_path):
 
 
 def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, capsys):
-    """Bad values found on a worker: the file and the column (a partition's row index would mislead),
+    """Bad values found on a worker: the file and the column (a partition's row index would mislead:
+    a bad value in a column is said as read whole, with its line, the file read again streamed),
     and --pos-label, not the library's pos_label= or partitions=."""
     from perfeval.cli.main import main
 
@@ -282,9 +283,9 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
         (
             "y,p\n1,0.9\n0,0.2\n1,\n0,0.4\n",
             [],
-            "t.csv: the score column 'p' holds nan (an empty cell, or NaN)",
+            "t.csv, line 4: the score column 'p' is empty: a missing value; drop the row or fill it",
         ),
-        ("y,p\n1,0.9\n0,abc\n", [], "t.csv: the score column 'p' holds 'abc', not a number"),
+        ("y,p\n1,0.9\n0,abc\n", [], "t.csv, line 3: the score column 'p' holds 'abc', not a number"),
         ("y,p\n1,0.9\n,0.2\n1,0.5\n", [], "t.csv: the target column 'y' holds a missing value (NaN)"),
         (
             "y,p\nno,0.9\nclick,0.2\n",
@@ -315,7 +316,7 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "--classes A,B,...); the binary measures: --pos-label setosa evaluates 'setosa' against the "
             "other classes",
         ),
-        ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv: the weight column 'w' holds -1.0;"),
+        ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv, line 3: the weight column 'w' holds -1.0;"),
         ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),
     ]
     # GAUC (or NDCG) reads numbers: click/no is offered --pos-label click there too, not "`y_true`
@@ -1013,7 +1014,8 @@ def test_several_regression_models_are_the_same_numbers_in_memory_streamed_and_o
 def test_dask_regression_says_what_is_wrong_in_one_line(client):
     df = pd.DataFrame({"y": [1.5, np.inf, 2.0], "p": [1.0, 2.0, 3.0]})
     with pytest.raises(
-        perfeval.InvalidDataError, match="the target column 'y' holds inf; a regression target"
+        perfeval.InvalidDataError,
+        match=r"the target column 'y' holds inf in row 1 of partition 0 \(from 0\); a regression target",
     ):
         perfeval.evaluate(dd.from_pandas(df, npartitions=2), target="y", score="p", task="regression")
     with pytest.raises(perfeval.InvalidParameterError, match="pos_label= does not apply to a regression"):

@@ -406,6 +406,7 @@ def _explain_regression(
         finish_regression,
         named_specs,
         regression_specs,
+        regression_task,
     )
 
     if task == "binary":
@@ -415,8 +416,11 @@ def _explain_regression(
             "explain of a regression target per group: not yet; evaluate(..., groups=) gives each "
             "group's values"
         )
+    # why the target is read as a regression target, in evaluate()'s words (task='regression', a
+    # regression measure named, the target's distinct values): said under the table
+    how = regression_task(y_true, measures, task=task) or "task='regression'"
     if pos_label is not None:
-        raise InvalidParameterError("pos_label= does not apply to a regression target (real values)")
+        raise InvalidParameterError(f"pos_label= does not apply to a regression target ({how})")
     names = [p.strip() for p in dialects.split(",") if p.strip()] if isinstance(dialects, str) else dialects
     wanted = list(TOOLS) if names is None else [str(d).strip().lower() for d in names]
     for d in wanted:
@@ -447,7 +451,7 @@ def _explain_regression(
     cells.update(rows)
     n = int(cases.rows_in)
     return Explanation(
-        [s.label for s in specs], cells, n, None, where=f"{n} rows, a regression target (real values)"
+        [s.label for s in specs], cells, n, None, where=f"{n} rows, a regression target ({how})"
     )
 
 

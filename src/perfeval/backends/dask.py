@@ -29,6 +29,7 @@ from perfeval.base.checks import (
     EVALUATION,
     LabelWords,
     check,
+    class_choice,
     positive_choice,
     read_targets,
     shown_label,
@@ -90,12 +91,21 @@ def _summarize(y, s, w=None) -> ScoreHistogram:
     )
 
 
-def _column_values(pdf, name: str, role: str) -> np.ndarray:
-    """A score or weight column of a partition as float64, or an error naming the column (a row's
-    index within a partition would mislead, and the partition's place in the file is not known).
+def _column_values(
+    pdf, name: str, role: str, part: int | None = None, counted: str | None = None
+) -> np.ndarray:
+    """A score or weight column of a partition as float64, or an error naming the column and the
+    value; ``part``: the partition's number in the frame, named with the row within it (both from 0:
+    a partition does not know its line in the file).  ``counted``: a measure that reads the weights
+    as counts of cases (APR, CA2, the debiased ECE), which makes a fractional weight such an error,
+    in the words of the command read whole.
     """
     arr = pdf[name].to_numpy()
     kind = arr.dtype.kind
+
+    def at(i: int) -> str:
+        return "" if part is None else f" in row {i} of partition {part} (from 0)"
+
     if kind in "mM":  # dates and durations: numpy would count their nanoseconds
         first = arr[:1].astype("M8[us]" if kind == "M" else "m8[us]").astype(object)[0]
         raise InvalidDataError(f"the {role} column {name!r} holds {str(first)!r}, not a number")
@@ -110,20 +120,31 @@ def _column_values(pdf, name: str, role: str) -> np.ndarray:
             v = np.array(text, dtype=np.float64)
     except (TypeError, ValueError):
         text = [str(x) for x in arr.tolist()]
-        bad = text[max(grammar.first_bad_number([t.strip() for t in text]), 0)]
+        i = max(grammar.first_bad_number([t.strip() for t in text]), 0)
+        bad = text[i]
         raise InvalidDataError(
-            f"the {role} column {name!r} holds {bad!r}, not a number"
+            f"the {role} column {name!r} holds {bad!r}{at(i)}, not a number"
             + (" (an empty cell: every row needs one)" if not bad.strip() else "")
         ) from None
     bad = ~np.isfinite(v) if role in ("score", "target") else ~(np.isfinite(v) & (v >= 0))
     if bad.any():
-        x = float(v[bad][0])
+        i = int(np.argmax(bad))
+        x = float(v[i])
         what = {
             "score": "scores must be finite numbers",
             "target": "a regression target must be finite numbers",
         }.get(role, "weights must be finite numbers >= 0")
         missing = " (an empty cell, or NaN)" if np.isnan(x) else ""
-        raise InvalidDataError(f"the {role} column {name!r} holds {x!r}{missing}; {what}")
+        raise InvalidDataError(f"the {role} column {name!r} holds {x!r}{missing}{at(i)}; {what}")
+    if counted is not None:
+        frac = v != np.floor(v)
+        if frac.any():
+            i = int(np.argmax(frac))
+            raise InvalidDataError(
+                f"{counted} reads weights as counts of cases (whole numbers), but the weight column "
+                f"{name!r} holds {float(v[i])!r}{at(i)}; leave {counted} out of the measures asked for "
+                "these weights"
+            )
     return v
 
 
@@ -158,18 +179,26 @@ def _summarize_sliced(pdf, k: int, target: str, score: str, pos_label: Any, ask:
     from perfeval.backends.dask_slices import summary_piece
 
     kept: list = []
-    summary = _summarize_frame(pdf, target, score, None, pos_label, kept)
+    summary = _summarize_frame(pdf, target, score, None, pos_label, kept, part=k)
     coded, s = kept if kept else (np.zeros(0), np.zeros(0))
     return summary, summary_piece(pdf, k, ask, coded, s)
 
 
 def _summarize_frame(
-    pdf, target: str, score: str, weight: str | None, pos_label: Any = None, kept: list | None = None
+    pdf,
+    target: str,
+    score: str,
+    weight: str | None,
+    pos_label: Any = None,
+    kept: list | None = None,
+    part: int | None = None,
+    counted: str | None = None,
 ) -> tuple[ScoreHistogram, int, frozenset, tuple[bool, frozenset]]:
     """A partition's summary, its rows, which of the labels -1 and 0 it holds (a partition of -1/1
     and another of 0/1 are not one coding: checked when the summaries merge), and with
     ``pos_label`` whether it holds that label and the others it holds (:func:`coded_labels`).
-    ``kept``, a list, gets the coded targets and the checked scores.
+    ``kept``, a list, gets the coded targets and the checked scores; ``part``, ``counted``: as
+    :func:`_column_values` reads them.
     """
     if len(pdf) == 0:  # an empty partition (a file of a header only): nothing to add
         return ScoreHistogram.empty(), 0, frozenset(), (False, frozenset())
@@ -182,8 +211,8 @@ def _summarize_frame(
         coded, labels, found = Targets(y).coding(), (False, frozenset()), _labels_found(y)
     if coded is None:
         raise InvalidDataError(_labels_message(target, y))
-    s = _column_values(pdf, score, "score")
-    w = None if weight is None else _column_values(pdf, weight, "weight")
+    s = _column_values(pdf, score, "score", part)
+    w = None if weight is None else _column_values(pdf, weight, "weight", part, counted)
     if kept is not None:
         kept += [coded, s]
     return ScoreHistogram.from_arrays(coded, s, w), len(pdf), found, labels
@@ -246,8 +275,7 @@ def _labels_message(target: str, y: np.ndarray, numbers: bool = False) -> str:
         return f"the target column {target!r} {said.what}; {said.advice}"
     if said.kind == "classes" and not numbers:
         vals = np.unique(y)
-        choice = positive_choice(vals)
-        label = shown_label(vals[0] if choice is None else choice)
+        label = shown_label(class_choice(vals))  # the class memory offers (base.checks._classes)
         said_classes = (
             f"the target column {target!r} {said.what}; {CODE_CLASSES}; the binary measures: "
             f"`pos_label={label!r}` evaluates {label!r} against the other classes"
@@ -423,7 +451,7 @@ def evaluate_dask(
         if any(s.measure.kind != "binary" for s in specs):
             name = next(s.label for s in specs if s.measure.kind != "binary")
             raise InvalidParameterError(f"{name} is computed per group: pass `group=`")
-        parts, feeds = _frame_parts(data, target, score, weight, pos_label, ask)
+        parts, feeds = _frame_parts(data, target, score, weight, pos_label, ask, specs)
     elif isinstance(data, da.Array):
         if y_score is None or not isinstance(y_score, da.Array):
             raise InvalidParameterError("Dask arrays: pass the targets and the scores as two Dask arrays")
@@ -482,17 +510,21 @@ def _computed(parts: list, feeds: list, split_every: int) -> tuple:
     return summary, rows, labels, None
 
 
-def _frame_parts(data, target, score, weight, pos_label, ask) -> tuple[list, list]:
+def _frame_parts(data, target, score, weight, pos_label, ask, specs=()) -> tuple[list, list]:
     """A DataFrame's partitions' delayed summaries, and (unweighted, with slices) their slices'
-    summaries, made in the same read.
+    summaries, made in the same read; a fractional weight where a measure of ``specs`` reads the
+    weights as counts of cases is said by the partition that holds it (its row and the value).
     """
     import dask
 
+    from perfeval.engine.door import counts_cases
+
     cols = [c for c in (target, score, weight) if c is not None]
+    counted = next((s.label for s in specs if counts_cases(s)), None)
     if ask is None or weight is not None:
         parts = [
-            dask.delayed(_summarize_frame)(p, target, score, weight, pos_label)
-            for p in data[cols].to_delayed()
+            dask.delayed(_summarize_frame)(p, target, score, weight, pos_label, None, k, counted)
+            for k, p in enumerate(data[cols].to_delayed())
         ]
         return parts, []
     both = [
@@ -596,7 +628,8 @@ def _evaluate_regression(data, y_score, target, score, group, weight, measures, 
             return _grouped_regression(data, target, score, group, weight, specs, how)
         cols = [c for c in (target, score, weight) if c is not None]
         parts = [
-            dask.delayed(_regression_frame)(p, target, score, weight, specs) for p in data[cols].to_delayed()
+            dask.delayed(_regression_frame)(p, target, score, weight, specs, k)
+            for k, p in enumerate(data[cols].to_delayed())
         ]
     elif isinstance(data, da.Array):
         if y_score is None or not isinstance(y_score, da.Array):
@@ -626,15 +659,19 @@ def _evaluate_regression(data, y_score, target, score, group, weight, measures, 
     return summary_report(summary, specs, weighted=weight is not None, backend="dask", task_from=how)
 
 
-def _regression_frame(pdf, target: str, score: str, weight: str | None, specs: list) -> tuple[Any, int]:
-    """A partition's exact regression sums and its rows (errors naming the column, not a row)."""
+def _regression_frame(
+    pdf, target: str, score: str, weight: str | None, specs: list, part: int | None = None
+) -> tuple[Any, int]:
+    """A partition's exact regression sums and its rows (errors naming the column, the value, and
+    the row of partition ``part``).
+    """
     from perfeval.engine.regression import check_regression, empty_summary, fold
 
     if len(pdf) == 0:
         return empty_summary(specs), 0
-    y = _column_values(pdf, target, "target")
-    s = _column_values(pdf, score, "score")
-    w = None if weight is None else _column_values(pdf, weight, "weight")
+    y = _column_values(pdf, target, "target", part)
+    s = _column_values(pdf, score, "score", part)
+    w = None if weight is None else _column_values(pdf, weight, "weight", part)
     return fold(empty_summary(specs), check_regression(y, s, None, w)), len(pdf)
 
 
@@ -796,12 +833,18 @@ def _evaluate_classes(
     if not pieces:
         summary, rows = ClassSummary.empty(found), 0
     elif weight is None:
-        parts = [dask.delayed(_class_summary)(p, target, score, None, found) for p in pieces]
+        parts = [
+            dask.delayed(_class_summary)(p, target, score, None, found, part=k) for k, p in enumerate(pieces)
+        ]
         summary, rows = dask.compute(tree_classes(parts, split_every))[0]
     else:
+        from perfeval.engine.door import counts_cases
+
+        # a fractional weight where a measure reads weights as counts: said by its partition
+        counted = next((s.label for s in specs if counts_cases(s)), None)
         state: Any = (ClassSummary.empty(found), 0)
-        for p in pieces:  # in partition order, each cell's weights added in row order: the bits of memory
-            state = dask.delayed(_class_fold)(state, p, target, score, weight, found)
+        for k, p in enumerate(pieces):  # in partition order, each cell's weights added in row order
+            state = dask.delayed(_class_fold)(state, p, target, score, weight, found, part=k, counted=counted)
         summary, rows = dask.compute(state)[0]
     return _classes_report(specs, summary, rows, found, how, threshold, weight is not None)
 
@@ -836,30 +879,52 @@ def _classes_report(
     return report
 
 
-def _class_summary(pdf, target: str, score: list, weight: str | None, classes: tuple) -> tuple[Any, int]:
-    """A partition's ClassSummary and its rows (:func:`_class_rows`: the rows of weight 0 dropped)."""
+def _class_summary(
+    pdf, target: str, score: list, weight: str | None, classes: tuple, *, part: int | None = None
+) -> tuple[Any, int]:
+    """A partition's ClassSummary and its rows (:func:`_class_rows`: the rows of weight 0 dropped;
+    ``part``: the partition's number, named with a bad value's row).
+    """
     from perfeval.summaries.classes import ClassSummary
 
     if len(pdf) == 0:
         return ClassSummary.empty(classes), 0
-    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes)
+    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes, part=part)
     return ClassSummary.from_checked(codes, s, w, classes), len(pdf)
 
 
 def _class_fold(
-    state: tuple, pdf, target: str, score: list, weight: str | None, classes: tuple
+    state: tuple,
+    pdf,
+    target: str,
+    score: list,
+    weight: str | None,
+    classes: tuple,
+    *,
+    part: int | None = None,
+    counted: str | None = None,
 ) -> tuple[Any, int]:
     """``state`` (a ClassSummary and its rows) with a partition's rows folded in, in row order
-    (:meth:`~perfeval.summaries.classes.ClassSummary.folded`; the rows read by :func:`_class_rows`).
+    (:meth:`~perfeval.summaries.classes.ClassSummary.folded`; the rows read by :func:`_class_rows`;
+    ``part``, ``counted``: as :func:`_column_values` reads them).
     """
     summary, rows = state
     if len(pdf) == 0:
         return summary, rows
-    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes)
+    codes, s, w, _keep = _class_rows(pdf, target, score, weight, classes, part=part, counted=counted)
     return summary.folded(codes, s, w), rows + len(pdf)
 
 
-def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tuple) -> tuple:
+def _class_rows(
+    pdf,
+    target: str,
+    score: list,
+    weight: str | None,
+    classes: tuple,
+    *,
+    part: int | None = None,
+    counted: str | None = None,
+) -> tuple:
     """A partition's rows of weight above 0: their class codes, (n, K) scores, weights (or None), and
     which rows they are (None: all).  The targets are coded by the classes (a label that is none of
     them an error naming the column: a row's index within a partition would mislead), the score and
@@ -869,8 +934,8 @@ def _class_rows(pdf, target: str, score: list, weight: str | None, classes: tupl
     from perfeval.engine.door import class_codes, class_hint
 
     y = _no_missing_target(pdf, target)
-    s = np.column_stack([_column_values(pdf, c, "score") for c in score])
-    w = None if weight is None else _column_values(pdf, weight, "weight")
+    s = np.column_stack([_column_values(pdf, c, "score", part) for c in score])
+    w = None if weight is None else _column_values(pdf, weight, "weight", part, counted)
     keep = None
     if w is not None and not w.all():
         keep = w > 0

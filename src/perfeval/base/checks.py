@@ -472,6 +472,18 @@ def positive_choice(vals: Any) -> Any:
     return None
 
 
+def class_choice(vals: Any) -> Any:
+    """Of three or more distinct labels ``vals`` (sorted), the class a positive label is offered
+    for, one against the rest: the one that looks positive (:func:`positive_choice`), else the
+    first that does not look negative (``1`` of 0, 1, 2, ...), else the first; the same whoever asks
+    (the door in memory, a Dask partition).
+    """
+    choice = positive_choice(vals)
+    if choice is None:
+        choice = next((v for v in vals if not _looks(v, NEGATIVE_WORDS)), vals[0])
+    return choice
+
+
 class LabelWords:
     """How a door names what the user can do about targets that are not 0/1: the library's
     argument (``pos_label=``) and Python (``np.asarray(y_true) > 0``), or the command's options
@@ -656,9 +668,7 @@ def _classes(vals: np.ndarray, words: LabelWords, scores: tuple[str, ...]) -> Ta
         if words.cli
         else "the multiclass measures read one score column per class (y_score (n, K), classes=[...])"
     )
-    choice = positive_choice(vals)
-    if choice is None:
-        choice = next((v for v in vals if not _looks(v, NEGATIVE_WORDS)), vals[0])
+    choice = class_choice(vals)
     label = shown_label(choice)
     if not words.pos_label:
         return TargetsRead(

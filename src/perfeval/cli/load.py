@@ -428,21 +428,6 @@ def score_values(table: Any, name: str, values: Any) -> Any:
     return in_order(table, name, values, "score", lambda v: finite(v, name, table.source, table.at))
 
 
-#: measures whose weights are counts of cases (whole numbers): said by the CLI with the line
-COUNT_WEIGHTED = ("APR", "CA2")
-#: measures whose weights are counts with one of their parameters (the debiased ECE: a bin's n - 1)
-COUNT_WEIGHTED_WITH = {"ECE": ("debiased", "yes"), "ECE_TOP": ("debiased", "yes")}
-
-
-def _counts_cases(spec: Any) -> bool:
-    """Whether the measure ``spec`` reads weights as counts of cases (whole numbers)."""
-    name = spec.measure.name
-    if name in COUNT_WEIGHTED:
-        return True
-    key, value = COUNT_WEIGHTED_WITH.get(name, (None, None))
-    return key is not None and str(spec.kwargs.get(key)) == value
-
-
 def weights(table: Any, col: Any, specs: list | None = None) -> Any:
     """A weight column of a table as numbers (None when there is none); with ``specs``, a measure
     among them that reads weights as counts (APR, CA2, the debiased ECE) makes a fractional weight
@@ -477,7 +462,9 @@ def _weights_checked(table: Any, name: str, w: Any, specs: list | None) -> Any:
             "double precision; scale them down",
             source=table.source,
         )
-    counted = [s.label for s in specs or () if _counts_cases(s)]
+    from perfeval.engine.door import counts_cases
+
+    counted = [s.label for s in specs or () if counts_cases(s)]
     if counted:
         frac = w != np.floor(w)
         if frac.any():

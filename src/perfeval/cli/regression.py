@@ -22,7 +22,7 @@ import numpy as np
 from perfeval.cli import load, slices
 from perfeval.exceptions import InputFormatError, InvalidParameterError
 
-__all__ = ["requested", "run", "models", "target_values"]
+__all__ = ["requested", "run", "models", "stream", "target_values"]
 
 
 def target_values(table: Any, name: str, values: Any) -> np.ndarray:
@@ -58,7 +58,7 @@ def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | 
         return "a regression measure named"
     from perfeval.measures.vocabulary import REGRESSION_OF
 
-    if args.pos_label is not None or args.partition or args.stream or args.dask:
+    if args.pos_label is not None or any(getattr(args, k, None) for k in ("partition", "stream", "dask")):
         return None
     if args.measures and not all(s.measure.name in REGRESSION_OF for s in specs):
         return None
@@ -311,3 +311,8 @@ def _stream(args: Any, path: str | None, specs: list, how: str) -> Any:
     if chosen:
         report.params["columns"] = chosen[0].names()
     return report
+
+
+#: :func:`_stream`, for the command's other paths: a value a Dask partition refused, said with its
+#: line as the stream reads it (:func:`perfeval.cli.commands.eval._as_read_whole`)
+stream = _stream

@@ -55,9 +55,26 @@ __all__ = [
     "class_hint",
     "classes_of",
     "code",
+    "counts_cases",
     "relevance_targets",
     "targets_of",
 ]
+
+
+#: measures whose weights are counts of cases (whole numbers): a fractional weight said where it is
+#: read (the command's line, a Dask partition's row), before the measure refuses the summary
+COUNT_WEIGHTED = ("APR", "CA2")
+#: measures whose weights are counts with one of their parameters (the debiased ECE: a bin's n - 1)
+COUNT_WEIGHTED_WITH = {"ECE": ("debiased", "yes"), "ECE_TOP": ("debiased", "yes")}
+
+
+def counts_cases(spec: Any) -> bool:
+    """Whether the measure ``spec`` reads weights as counts of cases (whole numbers)."""
+    name = spec.measure.name
+    if name in COUNT_WEIGHTED:
+        return True
+    key, value = COUNT_WEIGHTED_WITH.get(name, (None, None))
+    return key is not None and str(spec.kwargs.get(key)) == value
 
 
 class Targets:

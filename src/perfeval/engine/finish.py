@@ -318,7 +318,8 @@ def group_reasons(
         # unweighted, the totals from the groups' histograms (whole counts: exact in any order), not
         # from the rows again: every cell is a case or more, its score one of the group's
         tp, tn, to = _native.group_totals(*ghist, np.ascontiguousarray(wanted, np.int64))
-        pos, neg = np.frombuffer(tp, np.float64), np.frombuffer(tn, np.float64)
+        pos: np.ndarray = np.frombuffer(tp, np.float64)
+        neg: np.ndarray = np.frombuffer(tn, np.float64)
         counts = np.ones(k, dtype=bool)
         odd = np.frombuffer(to, np.uint8).astype(bool)
     else:

@@ -41,7 +41,11 @@ def _load(args: Any, file: str, several: bool, binary: bool, specs: list, keep: 
     (:func:`_other_columns`), to check that several tables hold their rows in the same order.  A
     regression (``args.regression``): the targets finite numbers as read, never coded.
     """
-    t = load.read(args, file, _other_columns(args, file) if keep else None)
+    first = getattr(args, "first_table", None)
+    if first is not None and file == args.files[0]:  # read already, to tell the task
+        t = first()
+    else:
+        t = load.read(args, file, _other_columns(args, file) if keep else None)
     ch = load.choose_table(args, t, several=several)
     load.say_columns(ch)
     if getattr(args, "regression", None):
@@ -298,25 +302,48 @@ def inputs(args: Any, specs: list) -> tuple:
 
 
 def _regression(args: Any, specs: list) -> str | None:
-    """Why the comparison is of a regression target (``--task regression``, or a regression measure
-    named), or None; what does not apply to one refused in one line.
+    """Why the comparison is of a regression target, or None: as ``eval`` tells it
+    (:func:`perfeval.cli.regression.requested`: ``--task regression``, a regression measure named, or,
+    with no measure named (or only ``rmse``/``mse``) and no ``--pos-label``, a first table whose
+    target holds real values or many whole numbers); what does not apply to one refused in one line.
     """
-    task = getattr(args, "task", None)
-    if task == "binary":
-        return None
-    how = (
-        "--task regression"
-        if task == "regression"
-        else "a regression measure named"
-        if any(s.measure.kind == "regression" for s in specs)
-        else None
-    )
+    from perfeval.cli import regression
+
+    given = getattr(args, "measures_given", True)
+    asked = copy.copy(args)
+    if not given:
+        asked.measures = None  # compare's default (roc) is not a measure named
+    args.first_table = _First(args)
+    try:
+        how = regression.requested(
+            asked, specs if given else [], load.path_of(args.files[0]), args.first_table
+        )
+    except (
+        PerfError
+    ):  # a table or its columns not as asked: said where the models are read, in compare's words
+        how = None
     if how is None:
         return None
     for flag, on in (("--pos-label", args.pos_label is not None), ("--tie-bounds", args.tie_bounds)):
         if on:
             raise InvalidParameterError(f"{flag} does not apply to a regression target ({how})")
     return how
+
+
+class _First:
+    """The first table, read once, on first use: to tell whether its target is a regression target
+    (:func:`_regression`), then compared (:func:`_load`).
+    """
+
+    def __init__(self, args: Any) -> None:
+        self.args, self.table = args, None
+
+    def __call__(self) -> Any:
+        if self.table is None:
+            args, file = self.args, self.args.files[0]
+            keep = len(args.files) > 1 and not (args.id or args.by_position)
+            self.table = load.read(args, file, _other_columns(args, file) if keep else None)
+        return self.table
 
 
 def _baseline(args: Any, names: list[str]) -> str:
@@ -363,7 +390,7 @@ def run(args: Any) -> int:
             )
         default = not args.measures
         specs = class_specs([] if default else resolve(args.measures, 0.5, pending=True), default=default)
-        y, models, w, classes = class_inputs(args)
+        y, models, w, classes = class_inputs(args, specs)
         g = None
     else:
         specs = resolve(args.measures, args.threshold)
@@ -431,7 +458,8 @@ def run(args: Any) -> int:
                 }
             )
     _corrected(rows, args.correction)
-    _say_undefined(noted)
+    whys = _whys(args, y, models, g, w, specs, classes, noted)
+    _say_undefined(noted, whys)
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
         out: dict = {
@@ -440,7 +468,7 @@ def run(args: Any) -> int:
             "correction": args.correction,
             "tests": which_tests(comparisons, args.seed),
             "signature": str(_signature(args, specs, comparisons, w is not None)),
-            "comparisons": [_json_row(r, c) for r, c in zip(rows, comparisons, strict=True)],
+            "comparisons": [_json_row(r, c, whys) for r, c in zip(rows, comparisons, strict=True)],
         }
         if classes is not None:
             out["classes"] = [c.item() if isinstance(c, np.generic) else c for c in classes.labels]
@@ -482,27 +510,76 @@ _FIELDS = {
 }
 
 
-def _say_undefined(noted: dict[tuple[str, bool], list[str]]) -> None:
+def _whys(
+    args: Any, y: Any, models: dict, g: Any, w: Any, specs: list, classes: Any, noted: dict
+) -> dict[tuple[str, str], str]:
+    """Why each model's value that is undefined (NaN) is so, by (measure label, model): the reason
+    ``perfeval eval`` gives of the same model (:class:`perfeval.engine.report.MeasureResult`'s
+    ``why``), from :func:`perfeval.evaluate` of that model and measure alone; nothing when it gives
+    none.
+    """
+    import warnings
+
+    from perfeval.api.evaluation import evaluate
+
+    by_label = {sp.label: sp for sp in specs}
+    out: dict[tuple[str, str], str] = {}
+    for (label, infinite), which in noted.items():
+        sp = by_label.get(label)
+        if infinite or sp is None:
+            continue
+        for name in which:
+            with warnings.catch_warnings():  # the reason is said in the note, not as eval's warning
+                warnings.simplefilter("ignore")
+                try:
+                    r = evaluate(
+                        y,
+                        models[name],
+                        measures=[sp],
+                        groups=g,
+                        sample_weight=w,
+                        threshold=args.threshold,
+                        classes=None if classes is None else tuple(range(classes.k)),
+                        task="regression" if getattr(args, "regression", None) else None,
+                    ).results.get(label)
+                except PerfError:
+                    continue
+            if r is not None and r.why and not math.isfinite(r.value):
+                out[(label, name)] = r.why
+    return out
+
+
+def _say_undefined(noted: dict[tuple[str, bool], list[str]], whys: dict[tuple[str, str], str]) -> None:
     """A note for each measure whose value is infinite or undefined for some models (named), so that
-    a difference with them has no interval or p-value.
+    a difference with them has no interval or p-value; why it is undefined as ``eval`` says it
+    (``whys``, by measure and model).
     """
     for (label, infinite), which in noted.items():
         one = len(which) == 1
         who = f"the value of model {which[0]} is" if one else f"the values of models {', '.join(which)} are"
-        why = (
-            f"{who} infinite (log loss: a score of exactly 0 or 1 on the wrong side; logloss:eps=1e-15 clips)"
-            if infinite
-            else f"{who} undefined for this data (`perfeval list-measures --long` says when)"
-        )
+        said = [whys.get((label, m)) for m in which]
+        if infinite:
+            why = (
+                f"{who} infinite (log loss: a score of exactly 0 or 1 on the wrong side; "
+                "logloss:eps=1e-15 clips)"
+            )
+        elif all(said) and len(set(said)) == 1:
+            why = f"{who} undefined for this data: {said[0]}"
+        elif all(said):
+            each = "; ".join(f"{m}: {x}" for m, x in zip(which, said, strict=True))
+            why = f"{who} undefined for this data ({each})"
+        else:
+            why = f"{who} undefined for this data (`perfeval list-measures --long` says when)"
         load.note(
             f"perfeval: note: {label}: {why}, so a difference with {'it' if one else 'them'} has no interval "
             "or p-value\n"
         )
 
 
-def _json_row(r: dict, c: Any) -> dict:
+def _json_row(r: dict, c: Any, whys: dict[tuple[str, str], str] | None = None) -> dict:
     """A row of the JSON output: every null with its reason beside it (``KEY_why_null``), the
-    reasons of :func:`perfeval.stats.intervals.reasons` (model a: the model, b: the baseline).
+    reasons of :func:`perfeval.stats.intervals.reasons` (model a: the model, b: the baseline); an
+    undefined value's reason as ``eval`` gives it (``whys``, by measure and model) where known.
     """
     why = reasons(c)
     said = {
@@ -510,6 +587,9 @@ def _json_row(r: dict, c: Any) -> dict:
         for k, f in _FIELDS.items()
         if f in why
     }
+    for k, who in (("model_value", r["model"]), ("baseline_value", r["baseline"])):
+        if k in said and (whys or {}).get((c.label, who)):
+            said[k] = f"{c.label} is undefined for this data: {(whys or {})[(c.label, who)]}"
     if "difference" in said:  # compare gives no p-value of a difference that is not finite
         for k in ("p_value", "p_adjusted"):
             said.setdefault(k, "no test of a difference that is not a finite number: " + said["difference"])
@@ -709,9 +789,13 @@ def classes_requested(args: Any) -> bool:
     return bool(getattr(args, "classes", None) or getattr(args, "score_prefix", None))
 
 
-def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarray, np.ndarray, Any]:
+def _class_model(
+    args: Any, table: Any, first: Any, specs: list | None = None
+) -> tuple[Any, Any, np.ndarray, np.ndarray, Any]:
     """(columns, classes, target codes, (n, K) scores in ``first``'s class order, weights) of one
-    model's columns in ``table``; ``first``: the first model's classes (None for the first).
+    model's columns in ``table``; ``first``: the first model's classes (None for the first); a
+    fractional weight where a measure of ``specs`` reads weights as counts (the debiased ECE_TOP):
+    one line naming its line, as in ``eval``.
     """
     from perfeval.cli.classes import choose_wide, target_codes
 
@@ -733,7 +817,7 @@ def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarra
     codes, *columns, w, _ = load.earliest(
         lambda: target_codes(table, ch.target.name, raw, first),
         *(lambda c=c: load.scores(table, c) for c in ch.scores),
-        lambda: load.weights(table, ch.weight),
+        lambda: load.weights(table, ch.weight, specs),
         lambda: table.no_empties(used),
     )
     s = np.column_stack(columns) if columns else np.zeros((0, first.k))
@@ -741,7 +825,7 @@ def _class_model(args: Any, table: Any, first: Any) -> tuple[Any, Any, np.ndarra
     return ch, first, codes, s, w
 
 
-def class_inputs(args: Any) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any]:
+def class_inputs(args: Any, specs: list | None = None) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any]:
     """(target codes, {model: (n, K) scores}, weights, classes) of ``compare``'s K classes."""
     from perfeval.cli.classes import label_positions, read_table
 
@@ -769,7 +853,7 @@ def class_inputs(args: Any) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any
         for p in prefixes:
             one = copy.copy(args)
             one.score_prefix = p
-            _ch, first, codes, s, wp = _class_model(one, t, first)
+            _ch, first, codes, s, wp = _class_model(one, t, first, specs)
             if p in models:
                 raise InvalidParameterError(f"--score-prefix {args.score_prefix}: {p!r} named twice")
             models[p] = s
@@ -790,7 +874,7 @@ def class_inputs(args: Any) -> tuple[np.ndarray, dict[str, np.ndarray], Any, Any
         one = copy.copy(args)
         one.file = f
         t = read_table(one, label_positions(one, False))
-        _ch, first, y, s, w = _class_model(one, t, first)
+        _ch, first, y, s, w = _class_model(one, t, first, specs)
         if t0 is None:
             t0, y0, w0 = t, y, w
             ids0 = _ids(t, args) if args.id else None

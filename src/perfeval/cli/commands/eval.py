@@ -29,6 +29,7 @@ from perfeval.exceptions import (
     InputFormatError,
     InvalidDataError,
     InvalidParameterError,
+    PerfError,
 )
 from perfeval.io.columns import choose, pick
 from perfeval.io.parquet import empty_parquet
@@ -812,6 +813,35 @@ def _spark(args: Any, path: str | None, specs: list, cases: ProbabilityCases | N
     return report
 
 
+def _as_read_whole(args: Any, path: str, specs: list, e: Exception) -> InputFormatError:
+    """A value a Dask partition refused, its row in the partition named (a score that is empty, a
+    fractional weight that APR reads as a count), as the command read whole says it, with its line:
+    each file of ``path`` streamed up to the first problem (:func:`_stream`, which says each value
+    as memory does: a line, or a Parquet file's row).  A problem the stream does not find (or a
+    request it does not take) is the partition's words, the file named.
+    """
+    from perfeval.io.base import files
+
+    said = InputFormatError(str(e), source=path)
+    if " of partition " not in str(e):
+        return said
+    one = copy.copy(args)
+    one.stream, one.dask = True, None
+    stream: Any = _stream
+    if specs and all(s.measure.kind == "regression" for s in specs):  # a regression's own stream
+        from perfeval.cli import regression
+
+        stream = functools.partial(regression.stream, how="")
+    for f in files(path):
+        try:
+            stream(one, f, specs)
+        except InputFormatError as found:  # its file and line, as read whole
+            return found
+        except PerfError:  # a request the stream does not take: the partition's words
+            return said
+    return said
+
+
 def _dask(args: Any, path: str | None, specs: list, cases: ProbabilityCases | None = None) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend.  ``cases``: the
     probability scores' cases counted, partition by partition, when the report's notes need them.
@@ -880,7 +910,7 @@ def _dask(args: Any, path: str | None, specs: list, cases: ProbabilityCases | No
                 raise InputFormatError(
                     load.no_such_label(args.pos_label, ch.target.name, labels["others"]), source=path
                 ) from None
-            raise InputFormatError(str(e), source=path) from None
+            raise _as_read_whole(args, path, specs, e) from None
         except Exception as e:  # a file a worker cannot read (a corrupt Parquet page): named, one line
             if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
                 raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None

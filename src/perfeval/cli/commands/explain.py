@@ -11,7 +11,7 @@ from perfeval.api.explanation import explain
 from perfeval.cli import load
 from perfeval.cli.output import csv_field, write
 from perfeval.engine import resolve
-from perfeval.exceptions import InvalidParameterError
+from perfeval.exceptions import InvalidParameterError, PerfError
 
 # perfeval.trec (and through it the statistics) is imported where a TREC run is explained.
 
@@ -23,11 +23,20 @@ def run(args: Any) -> int:
         return _trec(args)
     if args.classes or args.score_prefix or (args.score is not None and "," in args.score):
         return _classes(args)
-    if _regression_asked(args):
-        return _regression(args)
+    table: Any = None
+
+    def table_of() -> Any:  # read once: to tell the task, then explained
+        nonlocal table
+        if table is None:
+            table = load.read(args, args.file)
+        return table
+
+    how = _regression_how(args, table_of)
+    if how is not None:
+        return _regression(args, table_of(), how)
     from perfeval.io.columns import pick
 
-    table = load.read(args, args.file)
+    table = table_of()
     ch = load.choose_table(args, table, empties=False)  # an empty field: said among the values
     load.say_columns(ch)
 
@@ -100,7 +109,8 @@ def _classes(args: Any) -> int:
     codes, *columns, weights, _ = load.earliest(
         lambda: target_codes(table, ch.target.name, raw, classes),
         *(lambda c=c: load.scores(table, c) for c in ch.scores),
-        lambda: load.weights(table, ch.weight),
+        # counts (APR, the debiased ECE_TOP): a fractional weight's line said, as eval says it
+        lambda: load.weights(table, ch.weight, resolve(args.measures, 0.5, pending=True)),
         lambda: table.no_empties(used),
     )
     labels = classes.labels
@@ -188,18 +198,24 @@ def _spark(args: Any) -> int:
     return 0
 
 
-def _regression_asked(args: Any) -> bool:
-    """``--task regression``, or a regression measure named (real targets with only rmse/mse are
-    found by :func:`perfeval.explain` itself, from the values read).
+def _regression_how(args: Any, table_of: Any) -> str | None:
+    """Why the table's target is a regression target, in ``perfeval eval``'s words, or None: as eval
+    tells it (:func:`perfeval.cli.regression.requested`: ``--task regression``, a regression measure
+    named, or only rmse/mse asked of a target of real values or many whole numbers).
     """
-    if getattr(args, "task", None) is not None:
-        return bool(args.task == "regression")
-    return any(s.measure.kind == "regression" for s in resolve(args.measures, args.threshold, pending=True))
+    from perfeval.cli.regression import requested
+
+    specs = resolve(args.measures, args.threshold, pending=True)
+    try:
+        return requested(args, specs, load.path_of(args.file), table_of)
+    except PerfError:  # the table or its columns not as asked: said where they are read
+        return None
 
 
-def _regression(args: Any) -> int:
-    """``perfeval explain`` of a regression target: the target and prediction columns read as
-    ``perfeval eval`` reads them (:mod:`perfeval.cli.regression`), then :func:`perfeval.explain`.
+def _regression(args: Any, table: Any, how: str) -> int:
+    """``perfeval explain`` of a regression target (``how``: why it is one, said under the table as
+    eval's note says it): the target and prediction columns read as ``perfeval eval`` reads them
+    (:mod:`perfeval.cli.regression`), then :func:`perfeval.explain`.
     """
     from perfeval.cli.regression import target_values
 
@@ -210,7 +226,6 @@ def _regression(args: Any) -> int:
     ):
         if on:
             raise InvalidParameterError(f"{flag} does not apply to explain of a regression target yet")
-    table = load.read(args, args.file)
     ch = load.choose_table(args, table, empties=False)
     load.say_columns(ch)
     y, score, weights, _ = load.earliest(
@@ -227,6 +242,7 @@ def _regression(args: Any) -> int:
         dialects=args.dialects,
         task="regression",
     )
+    e.where = f"{e.rows} rows, a regression target ({how})"  # eval's words: the column, the option
     _write(e, args)
     return 0
 
