@@ -98,6 +98,15 @@ static void carry(acc_t *A)
         A->hi = top + 1; /* the carry limb is touched */
 }
 
+/* the accumulator emptied (its touched limbs 0) */
+static void clear(acc_t *A)
+{
+    if (A->lo <= A->hi)
+        memset(A->limb + A->lo, 0, (size_t)(A->hi - A->lo + 1) * sizeof *A->limb);
+    A->lo = LIMBS;
+    A->hi = -1;
+}
+
 /* the accumulator's number shifted right by `drop` bits, as a Python integer, and the accumulator
  * cleared; NULL with a SystemError if a dropped bit is not 0 (the bound on the terms' last bits was
  * wrong) */
@@ -136,6 +145,209 @@ static PyObject *to_int(acc_t *A, int drop)
         for (int j = q; j < size; j++)
             bytes[j] = (unsigned char)((bytes[j] >> r) | (bytes[j + 1] << (8 - r)));
     return _PyLong_FromByteArray(bytes + q, (size_t)(size - q), 1, 1);
+}
+
+/* ---- correctly rounded quotients of exact sums, without Python integers ----------------------------
+ * Why: a per-group mean (MAE = sum w |r| / sum w, MSE = sum w r^2 / sum w) is one correctly rounded
+ * quotient of two exact sums.  Handing each group's sums to Python as integers and dividing them
+ * there (int / int: correctly rounded, ties to even) cost more than the sums themselves; here the
+ * quotient is made from the accumulators' limbs, by the rule of CPython's long_true_divide (the
+ * quotient shifted to 55 or 56 bits, its remainder a sticky bit, rounded half to even once at the
+ * precision its exponent allows: subnormals rounded once too), so its bits are the bits of the
+ * Python division of the same integers (tests/test_regression_means.py compares them). */
+
+/* a nonnegative number m 2**e, m by its 32-bit limbs lowest first (n of them, the top one nonzero;
+ * n 0: the number 0); room for an accumulator's limbs, the top one split in two, and a shift */
+#define NUM_LIMBS (LIMBS + 40)
+typedef struct {
+    uint32_t d[NUM_LIMBS];
+    int n;
+    long e;
+} num_t;
+
+static int bitlen64(uint64_t x)
+{
+    return x ? 64 - __builtin_clzll(x) : 0;
+}
+
+/* the limbs d[0..n) with their zero limbs at either end dropped (e counts the low ones) */
+static void trim(num_t *x)
+{
+    int lo = 0;
+    while (x->n > 0 && x->d[x->n - 1] == 0)
+        x->n--;
+    while (lo < x->n && x->d[lo] == 0)
+        lo++;
+    if (lo) {
+        memmove(x->d, x->d + lo, (size_t)(x->n - lo) * sizeof *x->d);
+        x->n -= lo;
+        x->e += 32L * lo;
+    }
+}
+
+/* the carried accumulator's number (limbs lo..hi - 1 in [0, 2**32), limb hi signed: carry()) as its
+ * sign (1: negative) and magnitude; the accumulator itself unchanged */
+static int acc_number(const acc_t *A, num_t *x)
+{
+    x->n = 0;
+    x->e = 0;
+    if (A->lo > A->hi)
+        return 0;
+    const long long *L = A->limb;
+    int n = 0;
+    for (int i = A->lo; i < A->hi; i++)
+        x->d[n++] = (uint32_t)(uint64_t)L[i];
+    uint64_t top = (uint64_t)L[A->hi]; /* two's complement: two limbs */
+    x->d[n++] = (uint32_t)top;
+    x->d[n++] = (uint32_t)(top >> 32);
+    int neg = L[A->hi] < 0;
+    if (neg) { /* the magnitude: the two's complement negated over the n limbs */
+        uint64_t c = 1;
+        for (int i = 0; i < n; i++) {
+            c += (uint32_t)~x->d[i];
+            x->d[i] = (uint32_t)c;
+            c >>= 32;
+        }
+    }
+    x->n = n;
+    x->e = 32L * A->lo;
+    trim(x);
+    return neg;
+}
+
+/* q = floor(u / v) and whether the remainder is not 0, u of m limbs, v of n (v's top limb nonzero,
+ * m >= n), q of m - n + 1 limbs: Knuth's algorithm D (TAOCP 4.3.1) on 32-bit limbs, as Hacker's
+ * Delight's divmnu writes it; u is overwritten (m + 1 limbs of room) */
+static int divmod_limbs(uint32_t *q, uint32_t *u, int m, const uint32_t *v, int n)
+{
+    const uint64_t b = 1ULL << 32;
+    if (n == 1) { /* one limb: the remainder fits a word */
+        uint64_t k = 0;
+        for (int j = m - 1; j >= 0; j--) {
+            uint64_t t = k * b + u[j];
+            q[j] = (uint32_t)(t / v[0]);
+            k = t - (uint64_t)q[j] * v[0];
+        }
+        return k != 0;
+    }
+    uint32_t vn[NUM_LIMBS];
+    int s = __builtin_clz(v[n - 1]); /* normalised: v's top bit set */
+    for (int i = n - 1; i > 0; i--)
+        vn[i] = (uint32_t)((v[i] << s) | ((uint64_t)v[i - 1] >> (32 - s)));
+    vn[0] = v[0] << s;
+    u[m] = (uint32_t)((uint64_t)u[m - 1] >> (32 - s));
+    for (int i = m - 1; i > 0; i--)
+        u[i] = (uint32_t)((u[i] << s) | ((uint64_t)u[i - 1] >> (32 - s)));
+    u[0] = u[0] << s;
+    for (int j = m - n; j >= 0; j--) {
+        uint64_t num = (uint64_t)u[j + n] * b + u[j + n - 1];
+        uint64_t qhat = num / vn[n - 1], rhat = num - qhat * vn[n - 1];
+        while (qhat >= b || qhat * vn[n - 2] > b * rhat + u[j + n - 2]) {
+            qhat--;
+            rhat += vn[n - 1];
+            if (rhat >= b)
+                break;
+        }
+        /* u[j..j+n] -= qhat vn */
+        int64_t k = 0, t;
+        for (int i = 0; i < n; i++) {
+            uint64_t p = qhat * vn[i];
+            t = (int64_t)u[i + j] - k - (int64_t)(p & 0xffffffffULL);
+            u[i + j] = (uint32_t)t;
+            k = (int64_t)(p >> 32) - (t >> 32);
+        }
+        t = (int64_t)u[j + n] - k;
+        u[j + n] = (uint32_t)t;
+        q[j] = (uint32_t)qhat;
+        if (t < 0) { /* qhat one too many (rare): add vn back */
+            q[j]--;
+            uint64_t c = 0;
+            for (int i = 0; i < n; i++) {
+                c += (uint64_t)u[i + j] + vn[i];
+                u[i + j] = (uint32_t)c;
+                c >>= 32;
+            }
+            u[j + n] = (uint32_t)(u[j + n] + c);
+        }
+    }
+    int rest = 0; /* the remainder: u[0..n) (normalised, shifted: nonzero all the same) */
+    for (int i = 0; i < n; i++)
+        rest |= u[i] != 0;
+    return rest;
+}
+
+static long num_bits(const num_t *x)
+{
+    return 32L * (x->n - 1) + bitlen64(x->d[x->n - 1]) + x->e;
+}
+
+/* a / b correctly rounded to float64 (ties to even, subnormals rounded once, +-inf past the range),
+ * `neg` the quotient's sign, b > 0: Python's int / int of the same numbers */
+static double cr_quotient(const num_t *a, int neg, const num_t *b)
+{
+    if (a->n == 0)
+        return neg ? -0.0 : 0.0; /* 0 / b: signed as Python's */
+    long diff = num_bits(a) - num_bits(b); /* 2**(diff - 1) < a / b < 2**(diff + 1) */
+    if (diff > DBL_MAX_EXP)
+        return neg ? -HUGE_VAL : HUGE_VAL;
+    if (diff < DBL_MIN_EXP - DBL_MANT_DIG - 1) /* below half the least subnormal */
+        return neg ? -0.0 : 0.0;
+    /* q = floor(a / (b 2**shift)): 55 or 56 bits for a normal quotient (two below the last kept, for
+     * the rounding), fewer for a subnormal one, whose last kept bit is 2**-1074 all the same */
+    long shift = (diff > DBL_MIN_EXP ? diff : DBL_MIN_EXP) - DBL_MANT_DIG - 2;
+    long t = a->e - b->e - shift; /* q = floor(a.m 2**t / b.m) */
+    uint32_t u[NUM_LIMBS + 8], qv[NUM_LIMBS + 8];
+    int m, inexact = 0;
+    if (t >= 0) {
+        int w = (int)(t / 32), r = (int)(t % 32);
+        memset(u, 0, (size_t)w * sizeof *u);
+        uint32_t carry_in = 0;
+        for (int i = 0; i < a->n; i++) {
+            uint64_t x = (uint64_t)a->d[i] << r;
+            u[w + i] = (uint32_t)x | carry_in;
+            carry_in = (uint32_t)(x >> 32);
+        }
+        m = w + a->n;
+        u[m++] = carry_in;
+    } else {
+        long s = -t;
+        int w = (int)(s / 32), r = (int)(s % 32);
+        if (w >= a->n) { /* every bit of a shifted out: q 0, inexact */
+            m = 0;
+            inexact = 1;
+        } else {
+            for (int i = 0; i < w; i++)
+                inexact |= a->d[i] != 0;
+            if (r)
+                inexact |= (a->d[w] & ((1U << r) - 1)) != 0;
+            m = a->n - w;
+            for (int i = 0; i < m; i++) {
+                uint64_t x = a->d[w + i] >> r;
+                if (r && w + i + 1 < a->n)
+                    x |= (uint64_t)a->d[w + i + 1] << (32 - r);
+                u[i] = (uint32_t)x;
+            }
+        }
+    }
+    while (m > 0 && u[m - 1] == 0)
+        m--;
+    uint64_t q = 0;
+    if (m >= b->n) {
+        inexact |= divmod_limbs(qv, u, m, b->d, b->n);
+        for (int j = m - b->n; j >= 0; j--) /* at most 56 bits: the top limbs are 0 */
+            q = q << 32 | qv[j];
+    } else if (m > 0) {
+        inexact = 1; /* u < b: q 0 */
+    }
+    int qbits = bitlen64(q);
+    long keep = DBL_MIN_EXP - shift; /* the bits of q down to 2**-1074 */
+    int extra = (int)((qbits > keep ? qbits : keep) - DBL_MANT_DIG); /* 2 or 3 */
+    uint64_t mask = 1ULL << (extra - 1), low = q | (uint64_t)inexact;
+    if ((low & mask) && (low & (3 * mask - 1))) /* above half, or half and the last kept bit odd */
+        low += mask;
+    q = low & ~(2 * mask - 1);
+    double x = ldexp((double)q, (int)shift); /* exact, or inf past the range */
+    return neg ? -x : x;
 }
 
 static inline void split(double a, double *hi, double *lo)
@@ -353,7 +565,21 @@ static inline int lowest_of(double x, int best)
     return pos >= 0 && pos < best ? pos : best;
 }
 
-/* regression_sums(bounds, y, yhat, w, mask, scaled) -> (sums, drops) or an int code.
+/* 1 if a row of [lo, hi) (read through `ord` if not NULL) has a difference y - yhat, or MAPE's ratio,
+ * beyond float64's range, else 0 */
+static int diffs_code(const double *y, const double *yh, const long long *ord, Py_ssize_t lo, Py_ssize_t hi)
+{
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        Py_ssize_t j = ord ? (Py_ssize_t)ord[i] : i;
+        double r = y[j] - yh[j], ape = fabs(r) / fmax(fabs(y[j]), DBL_EPSILON);
+        if (!isfinite(r) || !isfinite(ape))
+            return 1;
+    }
+    return 0;
+}
+
+/* regression_sums(bounds, y, yhat, w, mask, scaled[, means[, order]]) -> (sums, drops[, quotients]) or an
+ * int code.
  * Each group's sums of w y, w y^2, w r, w r^2, w |r|, w max(r, 0), w |r| / max(|y|, eps) and w (r =
  * y - yhat, each row's own rounded difference; w absent: 1), the products exact as exact_sums makes
  * them (the same terms: two_product(y, y) then each times w, ...), in one pass without the n-sized
@@ -361,20 +587,27 @@ static inline int lowest_of(double x, int best)
  * group's integer, the exact sum times 2**1126, divided by 2**drops[k] when `scaled`, else drops 0.
  * Scaled, every sum asked has one drop: the smallest of the bounds exact_sums(drop=-1) finds for
  * each (from the smallest last bits of y, r, |r| / max(|y|, eps) and w; 1 a row is 2**0).
+ * means: a mask like `mask` of the sums whose quotient by the weights' sum (no weights: the rows')
+ * each group wants, correctly rounded (cr_quotient: the bits of Python's int / int of the two sums;
+ * NaN where the weights' sum is 0): quotients, a tuple like sums of float64 bytes, G a sum asked (a
+ * sum only in `means` is made into no integer).
+ * order: None, or int64 row numbers (a permutation's bytes: group_order's): the rows read in that order,
+ * row i of the groups being y[order[i]] (no gathered copies of the columns: the reads prefetched).
  * Codes: 1, a target minus its prediction (or the ratio of MAPE) beyond float64's range; 2, a
  * product beyond it (code 1 first, as the numpy form checks r before any product). */
 PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *bo, *yo, *po, *wo;
-    int mask, scaled;
-    if (!PyArg_ParseTuple(args, "OOOOip", &bo, &yo, &po, &wo, &mask, &scaled))
+    PyObject *bo, *yo, *po, *wo, *oo = Py_None;
+    int mask, scaled, means = 0;
+    if (!PyArg_ParseTuple(args, "OOOOip|iO", &bo, &yo, &po, &wo, &mask, &scaled, &means, &oo))
         return NULL;
     nv_args in = {0};
     if (nv_arg(&in, bo, NV_RAW8 | NV_OPTIONAL) < 0 || nv_arg(&in, yo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 ||
-        nv_arg(&in, wo, NV_F64 | NV_OPTIONAL) < 0)
+        nv_arg(&in, wo, NV_F64 | NV_OPTIONAL) < 0 || nv_arg(&in, oo, NV_RAW8 | NV_OPTIONAL) < 0)
         return NULL;
     Py_ssize_t n = in.n[1];
-    if (in.n[2] != n || (in.v[3].buf && in.n[3] != n)) {
+    const long long *ord = in.v[4].buf;
+    if (in.n[2] != n || (in.v[3].buf && in.n[3] != n) || (ord && in.n[4] != n)) {
         nv_args_fail(&in, PyExc_ValueError, "regression_sums: the columns must be of one length");
         return NULL;
     }
@@ -392,28 +625,40 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
     } else {
         bounds = whole;
     }
+    for (Py_ssize_t i = 0; ord && i < n; i++) {
+        if (ord[i] < 0 || ord[i] >= n) {
+            nv_args_fail(&in, PyExc_ValueError, "regression_sums: order must hold row numbers");
+            return NULL;
+        }
+    }
     const double *y = in.v[1].buf, *yh = in.v[2].buf, *w = in.v[3].buf;
     const double eps = DBL_EPSILON;
     Py_ssize_t lo = G ? bounds[0] : 0, hi = G ? bounds[G] : 0;
-    /* the differences first: any not finite is code 1 whatever the products do */
+    /* the differences first: any not finite is code 1 whatever the products do.  A pass of its own
+     * when the integers are scaled (it finds the scale); else the sums' pass checks them as it goes,
+     * and this pass runs only if a product is beyond the range (code 1 still first) */
     int lows[4] = {1 << 20, 1 << 20, 1 << 20, 1 << 20}; /* y, r, ape, w */
-    int code = 0;
-    NOGIL_BEGIN
-    for (Py_ssize_t i = lo; i < hi; i++) {
-        double r = y[i] - yh[i], a = fabs(r), ape = a / fmax(fabs(y[i]), eps);
-        if (!isfinite(r) || !isfinite(ape)) {
-            code = 1;
-            break;
+    int code = 0, pre = scaled && mask;
+#define ROW(i) (ord ? (Py_ssize_t)ord[i] : (i))
+    if (pre) {
+        NOGIL_BEGIN
+        for (Py_ssize_t i = lo; i < hi; i++) {
+            Py_ssize_t j = ROW(i);
+            double r = y[j] - yh[j], a = fabs(r), ape = a / fmax(fabs(y[j]), eps);
+            if (!isfinite(r) || !isfinite(ape)) {
+                code = 1;
+                break;
+            }
+            if (scaled) {
+                lows[0] = lowest_of(y[j], lows[0]);
+                lows[1] = lowest_of(r, lows[1]);
+                lows[2] = lowest_of(ape, lows[2]);
+                if (w)
+                    lows[3] = lowest_of(w[j], lows[3]);
+            }
         }
-        if (scaled) {
-            lows[0] = lowest_of(y[i], lows[0]);
-            lows[1] = lowest_of(r, lows[1]);
-            lows[2] = lowest_of(ape, lows[2]);
-            if (w)
-                lows[3] = lowest_of(w[i], lows[3]);
-        }
+        NOGIL_END
     }
-    NOGIL_END
     if (code) {
         nv_args_release(&in);
         return PyLong_FromLong(code);
@@ -436,9 +681,14 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         for (int k = 0; k < RS_N; k++)
             drops[k] = common;
     }
+    /* the sums added up: those asked as integers, as quotients, and the weights' of a quotient */
+    int use = mask | means | (means && w ? 1 << RS_W : 0);
     acc_t *A = PyMem_RawMalloc(RS_N * sizeof(acc_t));
-    PyObject *lists[RS_N] = {0};
-    if (!A) {
+    num_t *num = PyMem_RawMalloc(2 * sizeof(num_t)), *den = num + 1;
+    PyObject *lists[RS_N] = {0}, *quot[RS_N] = {0};
+    if (!A || !num) {
+        PyMem_RawFree(A);
+        PyMem_RawFree(num);
         nv_args_release(&in);
         return PyErr_NoMemory();
     }
@@ -451,12 +701,27 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
             if (!lists[k])
                 goto fail;
         }
+        if (means & (1 << k)) {
+            quot[k] = PyBytes_FromStringAndSize(NULL, G * (Py_ssize_t)sizeof(double));
+            if (!quot[k])
+                goto fail;
+        }
     }
     for (Py_ssize_t g = 0; g < G; g++) {
         long long since = 0;
         int bad = 0;
-        for (Py_ssize_t i = bounds[g]; i < bounds[g + 1]; i++) {
+        for (Py_ssize_t ii = bounds[g]; ii < bounds[g + 1]; ii++) {
+            Py_ssize_t i = ROW(ii);
+            if (ord && ii + 16 < hi) { /* the rows come in random order: their reads started early */
+                Py_ssize_t k = ord[ii + 16];
+                __builtin_prefetch(y + k);
+                __builtin_prefetch(yh + k);
+                if (w)
+                    __builtin_prefetch(w + k);
+            }
             double yi = y[i], r = yi - yh[i], a = fabs(r), ape = a / fmax(fabs(yi), eps);
+            if (!pre && (!isfinite(r) || !isfinite(ape)))
+                bad = 1;
             double t[4];
             int nt;
 #define RS_ADD(K, X)                                                                                               \
@@ -480,41 +745,73 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         for (int j = 0; j < nt; j++)                                                                               \
             bad |= add_term(&A[K], t[j]);                                                                          \
     }
-            if (mask & (1 << RS_SY)) {
+            if (use & (1 << RS_SY)) {
                 RS_ADD(RS_SY, yi)
             }
-            if (mask & (1 << RS_SYY))
+            if (use & (1 << RS_SYY))
                 RS_ADD2(RS_SYY, yi)
-            if (mask & (1 << RS_SR)) {
+            if (use & (1 << RS_SR)) {
                 RS_ADD(RS_SR, r)
             }
-            if (mask & (1 << RS_SRR))
+            if (use & (1 << RS_SRR))
                 RS_ADD2(RS_SRR, r)
-            if (mask & (1 << RS_SABS)) {
+            if (use & (1 << RS_SABS)) {
                 RS_ADD(RS_SABS, a)
             }
-            if (mask & (1 << RS_SPOS)) {
+            if (use & (1 << RS_SPOS)) {
                 RS_ADD(RS_SPOS, fmax(r, 0.0))
             }
-            if (mask & (1 << RS_SAPE)) {
+            if (use & (1 << RS_SAPE)) {
                 RS_ADD(RS_SAPE, ape)
             }
-            if (mask & (1 << RS_W))
+            if (use & (1 << RS_W))
                 bad |= add_term(&A[RS_W], w ? w[i] : 1.0);
 #undef RS_ADD
 #undef RS_ADD2
+#undef ROW
             if (++since >= CARRY_EVERY / 4) {
                 for (int k = 0; k < RS_N; k++)
                     carry(&A[k]);
                 since = 0;
             }
         }
-        if (bad) { /* a product beyond float64's range */
-            for (int k = 0; k < RS_N; k++)
+        if (bad) { /* a difference or a product beyond float64's range */
+            for (int k = 0; k < RS_N; k++) {
                 Py_XDECREF(lists[k]);
+                Py_XDECREF(quot[k]);
+            }
             PyMem_RawFree(A);
+            PyMem_RawFree(num);
+            /* the differences not checked first: whether one is beyond the range (code 1 first) */
+            code = pre ? 2 : diffs_code(y, yh, ord, lo, hi);
             nv_args_release(&in);
-            return PyLong_FromLong(2);
+            return PyLong_FromLong(code ? code : 2);
+        }
+        if (means) { /* the quotients first: to_int clears what it reads */
+            if (w) {
+                carry(&A[RS_W]);
+                if (acc_number(&A[RS_W], den)) { /* weights are >= 0: no sum of them is below 0 */
+                    PyErr_SetString(PyExc_ValueError, "regression_sums: a negative sum of weights");
+                    goto fail;
+                }
+            } else { /* the rows' number, 1 a row: 2**1126 in the accumulators' unit */
+                uint64_t c = (uint64_t)(bounds[g + 1] - bounds[g]);
+                den->d[0] = (uint32_t)c;
+                den->d[1] = (uint32_t)(c >> 32);
+                den->n = 2;
+                den->e = 1126;
+                trim(den);
+            }
+            for (int k = 0; k < RS_N; k++) {
+                if (!quot[k])
+                    continue;
+                carry(&A[k]);
+                int neg = acc_number(&A[k], num);
+                ((double *)PyBytes_AS_STRING(quot[k]))[g] = den->n ? cr_quotient(num, neg, den) : NAN;
+            }
+            for (int k = 0; k < RS_N; k++) /* the sums not asked as integers: cleared here */
+                if (!(mask & (1 << k)))
+                    clear(&A[k]);
         }
         for (int k = 0; k < RS_N; k++) {
             if (!lists[k])
@@ -526,13 +823,17 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         }
     }
     PyMem_RawFree(A);
+    PyMem_RawFree(num);
     nv_args_release(&in);
-    PyObject *sums = PyTuple_New(RS_N), *dr = PyTuple_New(RS_N);
-    if (!sums || !dr) {
+    PyObject *sums = PyTuple_New(RS_N), *dr = PyTuple_New(RS_N), *qs = PyTuple_New(RS_N);
+    if (!sums || !dr || !qs) {
         Py_XDECREF(sums);
         Py_XDECREF(dr);
-        for (int k = 0; k < RS_N; k++)
+        Py_XDECREF(qs);
+        for (int k = 0; k < RS_N; k++) {
             Py_XDECREF(lists[k]);
+            Py_XDECREF(quot[k]);
+        }
         return NULL;
     }
     for (int k = 0; k < RS_N; k++) {
@@ -540,14 +841,78 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
             Py_INCREF(Py_None);
             lists[k] = Py_None;
         }
+        if (!quot[k]) {
+            Py_INCREF(Py_None);
+            quot[k] = Py_None;
+        }
         PyTuple_SET_ITEM(sums, k, lists[k]);
         PyTuple_SET_ITEM(dr, k, PyLong_FromLong(drops[k]));
+        PyTuple_SET_ITEM(qs, k, quot[k]);
     }
-    return Py_BuildValue("(NN)", sums, dr);
+    if (PyTuple_GET_SIZE(args) < 7) { /* no `means` given: the pair of before */
+        Py_DECREF(qs);
+        return Py_BuildValue("(NN)", sums, dr);
+    }
+    return Py_BuildValue("(NNN)", sums, dr, qs);
 fail:
-    for (int k = 0; k < RS_N; k++)
+    for (int k = 0; k < RS_N; k++) {
         Py_XDECREF(lists[k]);
+        Py_XDECREF(quot[k]);
+    }
+    PyMem_RawFree(num);
     PyMem_RawFree(A);
     nv_args_release(&in);
     return NULL;
+}
+
+/* a Python integer's magnitude as a num_t (at most NUM_LIMBS - 12 limbs: room for cr_quotient's
+ * shifts); its sign, or -1 with an exception set */
+static int int_number(PyObject *v, num_t *x)
+{
+    if (!PyLong_Check(v)) {
+        PyErr_SetString(PyExc_TypeError, "divide_ints: integers only");
+        return -1;
+    }
+    int neg = _PyLong_Sign(v) < 0;
+    PyObject *a = PyNumber_Absolute(v);
+    if (!a)
+        return -1;
+    size_t bits = _PyLong_NumBits(a), n = (bits + 31) / 32;
+    if (n > NUM_LIMBS - 12) {
+        Py_DECREF(a);
+        PyErr_SetString(PyExc_ValueError, "divide_ints: an integer too large");
+        return -1;
+    }
+    unsigned char bytes[NUM_LIMBS * 4];
+    memset(bytes, 0, sizeof bytes);
+    int r = _PyLong_AsByteArray((PyLongObject *)a, bytes, n * 4, 1, 0);
+    Py_DECREF(a);
+    if (r < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        x->d[i] = (uint32_t)bytes[4 * i] | (uint32_t)bytes[4 * i + 1] << 8 | (uint32_t)bytes[4 * i + 2] << 16 |
+                  (uint32_t)bytes[4 * i + 3] << 24;
+    x->n = (int)n;
+    x->e = 0;
+    trim(x);
+    return neg;
+}
+
+/* divide_ints(a, b) -> float: regression_sums' quotient (cr_quotient) of two Python integers, for
+ * the tests to hold against Python's a / b (NaN where b is 0, +-inf past the range, as
+ * summaries/regression.py's ratio) */
+PyObject *nv_divide_ints(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *ao, *bo;
+    if (!PyArg_ParseTuple(args, "OO", &ao, &bo))
+        return NULL;
+    num_t *x = PyMem_RawMalloc(2 * sizeof(num_t));
+    if (!x)
+        return PyErr_NoMemory();
+    int na = int_number(ao, x), nb = na < 0 ? -1 : int_number(bo, x + 1);
+    double q = 0.0;
+    if (nb >= 0)
+        q = x[1].n ? cr_quotient(x, na ^ nb, x + 1) : NAN;
+    PyMem_RawFree(x);
+    return nb < 0 ? NULL : PyFloat_FromDouble(q);
 }

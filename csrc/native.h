@@ -249,6 +249,7 @@ PyObject *nv_delong_rows(PyObject *self, PyObject *args);
 PyObject *nv_exact_sums(PyObject *self, PyObject *args);
 PyObject *nv_group_order(PyObject *self, PyObject *args);
 PyObject *nv_regression_sums(PyObject *self, PyObject *args);
+PyObject *nv_divide_ints(PyObject *self, PyObject *args);
 
 #define APR_M2 (1.0 / 12)
 #define APR_M4 (1.0 / 240)
