@@ -67,15 +67,11 @@ static inline int add_term(acc_t *A, double x)
     long long c1 = (long long)((uint64_t)(v >> 32) & LIMB_MASK);
     long long c2 = (long long)(uint64_t)(v >> 64);
     long long *L = A->limb;
-    if (bits >> 63) {
-        L[k] -= c0;
-        L[k + 1] -= c1;
-        L[k + 2] -= c2;
-    } else {
-        L[k] += c0;
-        L[k + 1] += c1;
-        L[k + 2] += c2;
-    }
+    long long s = -(long long)(bits >> 63); /* 0, or -1 for a negative x: added as (c ^ s) - s, no branch
+                                               (the signs of the two-product's error terms are random) */
+    L[k] += (c0 ^ s) - s;
+    L[k + 1] += (c1 ^ s) - s;
+    L[k + 2] += (c2 ^ s) - s;
     if (k < A->lo)
         A->lo = k;
     if (k + 2 > A->hi)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -274,3 +275,23 @@ def test_groups_whose_mean_is_halfway_between_two_doubles(monkeypatch):
     assert fast.results["MAE"].per_group[0] == 1.0
     for lab in LABELS:
         assert same_arrays(fast.results[lab].per_group, slow.results[lab].per_group), lab
+
+
+def test_a_sum_made_only_as_a_mean_gives_its_integers_when_asked():
+    """The group sums' integers of a sum the compiled pass made only as a mean (sabs, srr) are made
+    on demand, the numbers of the integer path (never another sum's)."""
+    rng = np.random.default_rng(3)
+    y = rng.normal(size=50) * 3
+    p = y + rng.normal(size=50)
+    w = rng.random(50)
+    starts = np.array([0, 10, 10, 30], dtype=np.int64)
+    for weights in (None, w):
+        fast = engine._GroupSums(y, p, weights, starts, (), ("sabs", "srr"))
+        slow = engine._GroupSums(y, p, weights, starts, ("sabs", "srr"))
+        for k in ("sabs", "srr", "weight"):  # the same numbers (each at its own power of two)
+            (a, da), (b, db) = fast.made(k), slow.made(k)
+            assert [Fraction(int(x)) * Fraction(2) ** da for x in a] == [
+                Fraction(int(x)) * Fraction(2) ** db for x in b
+            ], k
+        for k in ("sabs", "srr"):
+            assert same_arrays(fast.mean(k), slow.mean(k)), k

@@ -28,6 +28,7 @@ from perfeval.measures.spec import refuse_pending
 from perfeval.measures.vocabulary import REGRESSION_DEFAULT, REGRESSION_OF
 from perfeval.summaries.ranking import group_codes
 from perfeval.summaries.regression import (
+    ROW_SUMS,
     SKLEARN_EPS,
     TM_MAPE_EPS,
     RegressionSummary,
@@ -436,6 +437,12 @@ class _GroupSums:
                 self._made[key] = ((self.ends - self.starts).astype(object), 0)
             elif key == "weight":
                 self._made[key] = _group_products(self.starts, self.w)
+            elif key in ROW_SUMS and not factors:  # a row sum made only as a mean: its integers now
+                bounds = np.append(self.starts, len(self.y))
+                ((v, d),) = row_sums(bounds, self.y, self.s, self.w, (key,), scaled=True).values()
+                arr = np.empty(len(self.starts), dtype=object)
+                arr[:] = v
+                self._made[key] = (arr, d)
             else:
                 self._made[key] = _group_products(self.starts, *factors, self.w)
         return self._made[key]
