@@ -561,6 +561,141 @@ static inline int lowest_of(double x, int best)
     return pos >= 0 && pos < best ? pos : best;
 }
 
+/* one share of regression_sums' groups: its accumulators, what it reads and where it writes */
+typedef struct {
+    const double *y, *yh, *w;
+    const long long *ord, *bounds;
+    Py_ssize_t g0, g1, hi; /* its groups [g0, g1); hi: the end of every group's rows */
+    int use, mask, pre;    /* the sums added, those made into integers, the differences checked already */
+    acc_t *A;              /* RS_N accumulators */
+    num_t *num, *den;
+    double *quot[RS_N]; /* each group's quotient of sum k by the weights' (NULL: not asked) */
+    int bad;            /* 1: a difference or a product beyond float64's range; 2: a weights' sum below 0 */
+} rs_job;
+
+/* group g's rows added into the job's accumulators (the terms of each sum in `use`); nonzero if a
+ * difference (when not checked before) or a term is beyond float64's range */
+static int rs_rows(rs_job *J, Py_ssize_t g)
+{
+    const double *y = J->y, *yh = J->yh, *w = J->w, eps = DBL_EPSILON;
+    const long long *ord = J->ord;
+    acc_t *A = J->A;
+    int use = J->use, bad = 0;
+    long long since = 0;
+    for (Py_ssize_t ii = J->bounds[g]; ii < J->bounds[g + 1]; ii++) {
+        Py_ssize_t i = ord ? (Py_ssize_t)ord[ii] : ii;
+        if (ord && ii + 16 < J->hi) { /* the rows come in random order: their reads started early */
+            Py_ssize_t k = ord[ii + 16];
+            __builtin_prefetch(y + k);
+            __builtin_prefetch(yh + k);
+            if (w)
+                __builtin_prefetch(w + k);
+        }
+        double yi = y[i], r = yi - yh[i], a = fabs(r), ape = a / fmax(fabs(yi), eps);
+        if (!J->pre && (!isfinite(r) || !isfinite(ape)))
+            bad = 1;
+        double t[4];
+        int nt;
+#define RS_ADD(K, X)                                                                                               \
+    if (w) {                                                                                                       \
+        t[0] = two_product((X), w[i], &t[1]);                                                                      \
+        bad |= add_term(&A[K], t[0]) | add_term(&A[K], t[1]);                                                      \
+    } else                                                                                                         \
+        bad |= add_term(&A[K], (X));
+#define RS_ADD2(K, X)                                                                                              \
+    {                                                                                                              \
+        double e1, p1 = two_product((X), (X), &e1);                                                                \
+        if (w) {                                                                                                   \
+            t[0] = two_product(p1, w[i], &t[1]);                                                                   \
+            t[2] = two_product(e1, w[i], &t[3]);                                                                   \
+            nt = 4;                                                                                                \
+        } else {                                                                                                   \
+            t[0] = p1;                                                                                             \
+            t[1] = e1;                                                                                             \
+            nt = 2;                                                                                                \
+        }                                                                                                          \
+        for (int j = 0; j < nt; j++)                                                                               \
+            bad |= add_term(&A[K], t[j]);                                                                          \
+    }
+        if (use & (1 << RS_SY)) {
+            RS_ADD(RS_SY, yi)
+        }
+        if (use & (1 << RS_SYY))
+            RS_ADD2(RS_SYY, yi)
+        if (use & (1 << RS_SR)) {
+            RS_ADD(RS_SR, r)
+        }
+        if (use & (1 << RS_SRR))
+            RS_ADD2(RS_SRR, r)
+        if (use & (1 << RS_SABS)) {
+            RS_ADD(RS_SABS, a)
+        }
+        if (use & (1 << RS_SPOS)) {
+            RS_ADD(RS_SPOS, fmax(r, 0.0))
+        }
+        if (use & (1 << RS_SAPE)) {
+            RS_ADD(RS_SAPE, ape)
+        }
+        if (use & (1 << RS_W))
+            bad |= add_term(&A[RS_W], w ? w[i] : 1.0);
+#undef RS_ADD
+#undef RS_ADD2
+        if (++since >= CARRY_EVERY / 4) {
+            for (int k = 0; k < RS_N; k++)
+                carry(&A[k]);
+            since = 0;
+        }
+    }
+    return bad;
+}
+
+/* group g's quotients written (each sum asked over the weights' sum, or the rows': cr_quotient; NaN
+ * where that is 0), then the accumulators not made into integers cleared (the others: to_int);
+ * 2 if the weights' sum is below 0 (weights are >= 0: it never is), else 0 */
+static int rs_quotients(rs_job *J, Py_ssize_t g)
+{
+    int asked = 0;
+    for (int k = 0; k < RS_N; k++)
+        asked |= J->quot[k] != NULL;
+    if (!asked)
+        return 0;
+    acc_t *A = J->A;
+    num_t *den = J->den;
+    if (J->w) {
+        carry(&A[RS_W]);
+        if (acc_number(&A[RS_W], den))
+            return 2;
+    } else { /* the rows' number, 1 a row: 2**1126 in the accumulators' unit */
+        uint64_t c = (uint64_t)(J->bounds[g + 1] - J->bounds[g]);
+        den->d[0] = (uint32_t)c;
+        den->d[1] = (uint32_t)(c >> 32);
+        den->n = 2;
+        den->e = 1126;
+        trim(den);
+    }
+    for (int k = 0; k < RS_N; k++) {
+        if (!J->quot[k])
+            continue;
+        carry(&A[k]);
+        int neg = acc_number(&A[k], J->num);
+        J->quot[k][g] = den->n ? cr_quotient(J->num, neg, den) : NAN;
+    }
+    for (int k = 0; k < RS_N; k++)
+        if (!(J->mask & (1 << k)))
+            clear(&A[k]);
+    return 0;
+}
+
+/* every group of the job, its quotients only (no Python object: run without the GIL); stops at the
+ * first group beyond the range (J->bad) */
+static void *rs_groups(void *arg)
+{
+    rs_job *J = arg;
+    for (Py_ssize_t g = J->g0; g < J->g1 && !J->bad; g++)
+        J->bad = rs_rows(J, g) ? 1 : rs_quotients(J, g);
+    return NULL;
+}
+
 /* 1 if a row of [lo, hi) (read through `ord` if not NULL) has a difference y - yhat, or MAPE's ratio,
  * beyond float64's range, else 0 */
 static int diffs_code(const double *y, const double *yh, const long long *ord, Py_ssize_t lo, Py_ssize_t hi)
@@ -635,11 +770,10 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
      * and this pass runs only if a product is beyond the range (code 1 still first) */
     int lows[4] = {1 << 20, 1 << 20, 1 << 20, 1 << 20}; /* y, r, ape, w */
     int code = 0, pre = scaled && mask;
-#define ROW(i) (ord ? (Py_ssize_t)ord[i] : (i))
     if (pre) {
         NOGIL_BEGIN
         for (Py_ssize_t i = lo; i < hi; i++) {
-            Py_ssize_t j = ROW(i);
+            Py_ssize_t j = ord ? (Py_ssize_t)ord[i] : i;
             double r = y[j] - yh[j], a = fabs(r), ape = a / fmax(fabs(y[j]), eps);
             if (!isfinite(r) || !isfinite(ape)) {
                 code = 1;
@@ -679,8 +813,10 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
     }
     /* the sums added up: those asked as integers, as quotients, and the weights' of a quotient */
     int use = mask | means | (means && w ? 1 << RS_W : 0);
-    acc_t *A = PyMem_RawMalloc(RS_N * sizeof(acc_t));
-    num_t *num = PyMem_RawMalloc(2 * sizeof(num_t)), *den = num + 1;
+    rs_job jobs[2];
+    memset(jobs, 0, sizeof jobs);
+    acc_t *A = PyMem_RawMalloc(2 * RS_N * sizeof(acc_t));
+    num_t *num = PyMem_RawMalloc(4 * sizeof(num_t));
     PyObject *lists[RS_N] = {0}, *quot[RS_N] = {0};
     if (!A || !num) {
         PyMem_RawFree(A);
@@ -688,10 +824,12 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         nv_args_release(&in);
         return PyErr_NoMemory();
     }
-    for (int k = 0; k < RS_N; k++) {
+    for (int k = 0; k < 2 * RS_N; k++) {
         memset(A[k].limb, 0, sizeof A[k].limb);
         A[k].lo = LIMBS;
         A[k].hi = -1;
+    }
+    for (int k = 0; k < RS_N; k++) {
         if (mask & (1 << k)) {
             lists[k] = PyList_New(G);
             if (!lists[k])
@@ -703,120 +841,59 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
                 goto fail;
         }
     }
-    for (Py_ssize_t g = 0; g < G; g++) {
-        long long since = 0;
-        int bad = 0;
-        for (Py_ssize_t ii = bounds[g]; ii < bounds[g + 1]; ii++) {
-            Py_ssize_t i = ROW(ii);
-            if (ord && ii + 16 < hi) { /* the rows come in random order: their reads started early */
-                Py_ssize_t k = ord[ii + 16];
-                __builtin_prefetch(y + k);
-                __builtin_prefetch(yh + k);
-                if (w)
-                    __builtin_prefetch(w + k);
-            }
-            double yi = y[i], r = yi - yh[i], a = fabs(r), ape = a / fmax(fabs(yi), eps);
-            if (!pre && (!isfinite(r) || !isfinite(ape)))
-                bad = 1;
-            double t[4];
-            int nt;
-#define RS_ADD(K, X)                                                                                               \
-    if (w) {                                                                                                       \
-        t[0] = two_product((X), w[i], &t[1]);                                                                      \
-        bad |= add_term(&A[K], t[0]) | add_term(&A[K], t[1]);                                                      \
-    } else                                                                                                         \
-        bad |= add_term(&A[K], (X));
-#define RS_ADD2(K, X)                                                                                              \
-    {                                                                                                              \
-        double e1, p1 = two_product((X), (X), &e1);                                                                \
-        if (w) {                                                                                                   \
-            t[0] = two_product(p1, w[i], &t[1]);                                                                   \
-            t[2] = two_product(e1, w[i], &t[3]);                                                                   \
-            nt = 4;                                                                                                \
-        } else {                                                                                                   \
-            t[0] = p1;                                                                                             \
-            t[1] = e1;                                                                                             \
-            nt = 2;                                                                                                \
-        }                                                                                                          \
-        for (int j = 0; j < nt; j++)                                                                               \
-            bad |= add_term(&A[K], t[j]);                                                                          \
+    for (int t = 0; t < 2; t++) {
+        rs_job *J = &jobs[t];
+        J->y = y, J->yh = yh, J->w = w, J->ord = ord, J->bounds = bounds, J->hi = hi;
+        J->use = use, J->mask = mask, J->pre = pre;
+        J->A = A + t * RS_N, J->num = num + 2 * t, J->den = num + 2 * t + 1;
+        for (int k = 0; k < RS_N; k++)
+            J->quot[k] = quot[k] ? (double *)PyBytes_AS_STRING(quot[k]) : NULL;
     }
-            if (use & (1 << RS_SY)) {
-                RS_ADD(RS_SY, yi)
-            }
-            if (use & (1 << RS_SYY))
-                RS_ADD2(RS_SYY, yi)
-            if (use & (1 << RS_SR)) {
-                RS_ADD(RS_SR, r)
-            }
-            if (use & (1 << RS_SRR))
-                RS_ADD2(RS_SRR, r)
-            if (use & (1 << RS_SABS)) {
-                RS_ADD(RS_SABS, a)
-            }
-            if (use & (1 << RS_SPOS)) {
-                RS_ADD(RS_SPOS, fmax(r, 0.0))
-            }
-            if (use & (1 << RS_SAPE)) {
-                RS_ADD(RS_SAPE, ape)
-            }
-            if (use & (1 << RS_W))
-                bad |= add_term(&A[RS_W], w ? w[i] : 1.0);
-#undef RS_ADD
-#undef RS_ADD2
-#undef ROW
-            if (++since >= CARRY_EVERY / 4) {
-                for (int k = 0; k < RS_N; k++)
-                    carry(&A[k]);
-                since = 0;
-            }
-        }
-        if (bad) { /* a difference or a product beyond float64's range */
-            for (int k = 0; k < RS_N; k++) {
-                Py_XDECREF(lists[k]);
-                Py_XDECREF(quot[k]);
-            }
-            PyMem_RawFree(A);
-            PyMem_RawFree(num);
-            /* the differences not checked first: whether one is beyond the range (code 1 first) */
-            code = pre ? 2 : diffs_code(y, yh, ord, lo, hi);
-            nv_args_release(&in);
-            return PyLong_FromLong(code ? code : 2);
-        }
-        if (means) { /* the quotients first: to_int clears what it reads */
-            if (w) {
-                carry(&A[RS_W]);
-                if (acc_number(&A[RS_W], den)) { /* weights are >= 0: no sum of them is below 0 */
-                    PyErr_SetString(PyExc_ValueError, "regression_sums: a negative sum of weights");
-                    goto fail;
-                }
-            } else { /* the rows' number, 1 a row: 2**1126 in the accumulators' unit */
-                uint64_t c = (uint64_t)(bounds[g + 1] - bounds[g]);
-                den->d[0] = (uint32_t)c;
-                den->d[1] = (uint32_t)(c >> 32);
-                den->n = 2;
-                den->e = 1126;
-                trim(den);
-            }
-            for (int k = 0; k < RS_N; k++) {
-                if (!quot[k])
+    int bad = 0;
+    if (!mask) { /* quotients only: no Python object made, the groups in two halves on two threads */
+        Py_ssize_t mid = 0;
+        while (mid < G && bounds[mid] < lo + (hi - lo) / 2)
+            mid++;
+        jobs[0].g0 = 0, jobs[0].g1 = mid, jobs[1].g0 = mid, jobs[1].g1 = G;
+        NOGIL_BEGIN
+        pthread_t th;
+        int threaded = hi - lo > 100000 && G > 1 && pthread_create(&th, NULL, rs_groups, &jobs[1]) == 0;
+        rs_groups(&jobs[0]);
+        if (threaded)
+            pthread_join(th, NULL);
+        else
+            rs_groups(&jobs[1]);
+        NOGIL_END
+        bad = jobs[0].bad ? jobs[0].bad : jobs[1].bad;
+    } else { /* the integers made group by group, with the GIL */
+        rs_job *J = &jobs[0];
+        for (Py_ssize_t g = 0; g < G && !bad; g++) {
+            bad = rs_rows(J, g) ? 1 : rs_quotients(J, g);
+            for (int k = 0; k < RS_N && !bad; k++) {
+                if (!lists[k])
                     continue;
-                carry(&A[k]);
-                int neg = acc_number(&A[k], num);
-                ((double *)PyBytes_AS_STRING(quot[k]))[g] = den->n ? cr_quotient(num, neg, den) : NAN;
+                PyObject *v = to_int(&J->A[k], drops[k]);
+                if (!v)
+                    goto fail;
+                PyList_SET_ITEM(lists[k], g, v);
             }
-            for (int k = 0; k < RS_N; k++) /* the sums not asked as integers: cleared here */
-                if (!(mask & (1 << k)))
-                    clear(&A[k]);
         }
+    }
+    if (bad == 2) {
+        PyErr_SetString(PyExc_ValueError, "regression_sums: a negative sum of weights");
+        goto fail;
+    }
+    if (bad) { /* a difference or a product beyond float64's range */
         for (int k = 0; k < RS_N; k++) {
-            if (!lists[k])
-                continue;
-            PyObject *v = to_int(&A[k], drops[k]);
-            if (!v)
-                goto fail;
-            PyList_SET_ITEM(lists[k], g, v);
+            Py_XDECREF(lists[k]);
+            Py_XDECREF(quot[k]);
         }
+        PyMem_RawFree(A);
+        PyMem_RawFree(num);
+        /* the differences not checked first: whether one is beyond the range (code 1 first) */
+        code = pre ? 2 : diffs_code(y, yh, ord, lo, hi);
+        nv_args_release(&in);
+        return PyLong_FromLong(code ? code : 2);
     }
     PyMem_RawFree(A);
     PyMem_RawFree(num);

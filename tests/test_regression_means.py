@@ -295,3 +295,26 @@ def test_a_sum_made_only_as_a_mean_gives_its_integers_when_asked():
             ], k
         for k in ("sabs", "srr"):
             assert same_arrays(fast.mean(k), slow.mean(k)), k
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_many_rows_on_two_threads_are_the_ratios_of_the_integers(weighted):
+    """Past 100,000 rows the means alone are made on two threads (each half of the groups): the same
+    quotients, and a difference beyond the range in the second half still said."""
+    rng = np.random.default_rng(8)
+    n, q = 150_000, 20_000
+    y = rng.normal(size=n) * 10.0 ** rng.integers(-5, 5, n)
+    p = y + rng.normal(size=n)
+    w = rng.random(n) * rng.choice([0.0, 1.0], n, p=[0.1, 0.9]) if weighted else None
+    order = rng.permutation(n)
+    bounds = np.unique(np.r_[0, rng.integers(0, n, q), n]).astype(np.int64)
+    got, _ = row_means(bounds, y, p, w, ("sabs", "srr", "sy"), order=order)
+    yo, po, wo = y[order], p[order], None if w is None else w[order]
+    ints = row_sums(bounds, yo, po, wo, ("sabs", "srr", "sy", "weight"), scaled=True)
+    W = ints["weight"][0]
+    for k in ("sabs", "srr", "sy"):
+        want = np.array([ratio(a, b) for a, b in zip(ints[k][0], W, strict=True)])
+        assert same_arrays(got[k], want), k
+    y[order[-1]], p[order[-1]] = 1e308, -1e308  # the last group's last row
+    with pytest.raises(OverflowError, match="a target minus its prediction"):
+        row_means(bounds, y, p, w, ("sabs",), order=order)

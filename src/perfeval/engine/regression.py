@@ -383,12 +383,11 @@ class _GroupSums:
         self._means: dict[str, np.ndarray] = {}
         bounds = np.append(starts, len(y))
         try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
-            if means or order is not None:
-                self._means, made = row_means(
-                    bounds, y, s, w, means, (*keys, "weight") if keys or not means else (), order=order
-                )
-            else:
-                made = row_sums(bounds, y, s, w, (*keys, "weight"), scaled=True)
+            if means and not keys:  # the means alone: the rows read through the order, on two threads
+                self._means, made = row_means(bounds, y, s, w, means, order=order)
+            else:  # integers (a pass to find their scale first): the columns gathered, read twice
+                y, s, w = self.y, self.s, self.w
+                self._means, made = row_means(bounds, y, s, w, means, (*keys, "weight"))
         except OverflowError as e:
             raise InvalidDataError(str(e)) from None
         for k, (v, d) in made.items():
