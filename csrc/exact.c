@@ -153,8 +153,10 @@ static PyObject *to_int(acc_t *A, int drop)
  * Python division of the same integers (tests/test_regression_means.py compares them). */
 
 /* a nonnegative number m 2**e, m by its 32-bit limbs lowest first (n of them, the top one nonzero;
- * n 0: the number 0); room for an accumulator's limbs, the top one split in two, and a shift */
-#define NUM_LIMBS (LIMBS + 40)
+ * n 0: the number 0); room for the product of two accumulators' numbers (each below 2**(32 (LIMBS +
+ * 2)), e >= 0: a product, or a sum of products aligned to one e, below 2**(64 (LIMBS + 2))), and a
+ * shift */
+#define NUM_LIMBS (2 * LIMBS + 16)
 typedef struct {
     uint32_t d[NUM_LIMBS];
     int n;
@@ -344,6 +346,91 @@ static double cr_quotient(const num_t *a, int neg, const num_t *b)
     q = low & ~(2 * mask - 1);
     double x = ldexp((double)q, (int)shift); /* exact, or inf past the range */
     return neg ? -x : x;
+}
+
+/* r = a b (magnitudes; r neither a nor b) */
+static void num_mul(num_t *r, const num_t *a, const num_t *b)
+{
+    r->n = 0;
+    r->e = 0;
+    if (!a->n || !b->n)
+        return;
+    memset(r->d, 0, (size_t)(a->n + b->n) * sizeof *r->d);
+    for (int i = 0; i < a->n; i++) {
+        uint64_t c = 0;
+        for (int j = 0; j < b->n; j++) {
+            c += (uint64_t)a->d[i] * b->d[j] + r->d[i + j];
+            r->d[i + j] = (uint32_t)c;
+            c >>= 32;
+        }
+        r->d[i + b->n] = (uint32_t)c;
+    }
+    r->n = a->n + b->n;
+    r->e = a->e + b->e;
+    trim(r);
+}
+
+/* x's limbs shifted left by `bits` into out (n limbs returned): x 2**bits at x's e - bits */
+static int num_shifted(uint32_t *out, const num_t *x, long bits)
+{
+    int w = (int)(bits / 32), r = (int)(bits % 32);
+    memset(out, 0, (size_t)w * sizeof *out);
+    uint32_t c = 0;
+    for (int i = 0; i < x->n; i++) {
+        uint64_t v = (uint64_t)x->d[i] << r;
+        out[w + i] = (uint32_t)v | c;
+        c = (uint32_t)(v >> 32);
+    }
+    out[w + x->n] = c;
+    return w + x->n + 1;
+}
+
+/* r = (-1)**an a + (-1)**bn b, its sign returned (r neither a nor b): both brought to the smaller e */
+static int num_add(num_t *r, const num_t *a, int an, const num_t *b, int bn)
+{
+    if (!b->n) {
+        *r = *a;
+        return a->n ? an : 0;
+    }
+    if (!a->n) {
+        *r = *b;
+        return bn;
+    }
+    long e = a->e < b->e ? a->e : b->e;
+    uint32_t x[NUM_LIMBS + 2], y[NUM_LIMBS + 2];
+    int nx = num_shifted(x, a, a->e - e), ny = num_shifted(y, b, b->e - e), n = nx > ny ? nx : ny;
+    memset(x + nx, 0, (size_t)(n - nx) * sizeof *x);
+    memset(y + ny, 0, (size_t)(n - ny) * sizeof *y);
+    int neg = an;
+    if (an == bn) {
+        uint64_t c = 0;
+        for (int i = 0; i < n; i++) {
+            c += (uint64_t)x[i] + y[i];
+            r->d[i] = (uint32_t)c;
+            c >>= 32;
+        }
+        r->d[n++] = (uint32_t)c;
+    } else { /* the larger magnitude less the smaller, the larger's sign */
+        int i = n - 1;
+        while (i >= 0 && x[i] == y[i])
+            i--;
+        const uint32_t *big = x, *small = y;
+        if (i >= 0 && x[i] < y[i]) {
+            big = y;
+            small = x;
+            neg = bn;
+        }
+        int64_t c = 0;
+        for (int k = 0; k < n; k++) {
+            c += (int64_t)big[k] - small[k];
+            r->d[k] = (uint32_t)c;
+            c >>= 32; /* arithmetic: -1 borrows */
+        }
+    }
+    r->n = n;
+    r->e = e;
+    trim(r);
+    return r->n ? neg : 0;
 }
 
 static inline void split(double a, double *hi, double *lo)
@@ -537,8 +624,10 @@ PyObject *nv_group_order(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("(NN)", order, bounds);
 }
 
-/* the sums of regression_sums, in this order (bit k of `mask`: sum k is made) */
+/* the sums of regression_sums, in this order (bit k of `mask`: sum k is made); RS_T: the scratch
+ * numbers of a group's fractions */
 enum { RS_SY, RS_SYY, RS_SR, RS_SRR, RS_SABS, RS_SPOS, RS_SAPE, RS_W, RS_N };
+#define RS_T 7
 
 /* the position bound of one sum's terms: its factors' smallest last bits added (values' exponents),
  * at least 52 (2**-1074), at most 1125 (no bit dropped past 2**-1); INT bound 1<<20: a factor all 0 */
@@ -568,8 +657,9 @@ typedef struct {
     Py_ssize_t g0, g1, hi; /* its groups [g0, g1); hi: the end of every group's rows */
     int use, mask, pre;    /* the sums added, those made into integers, the differences checked already */
     acc_t *A;              /* RS_N accumulators */
-    num_t *num, *den;
+    num_t *num, *den, *T; /* T: RS_T numbers of scratch for the fractions */
     double *quot[RS_N]; /* each group's quotient of sum k by the weights' (NULL: not asked) */
+    double *frac[2];    /* each group's R2 and explained variance (NULL: not asked) */
     int bad;            /* 1: a difference or a product beyond float64's range; 2: a weights' sum below 0 */
 } rs_job;
 
@@ -654,7 +744,7 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
  * 2 if the weights' sum is below 0 (weights are >= 0: it never is), else 0 */
 static int rs_quotients(rs_job *J, Py_ssize_t g)
 {
-    int asked = 0;
+    int asked = J->frac[0] || J->frac[1];
     for (int k = 0; k < RS_N; k++)
         asked |= J->quot[k] != NULL;
     if (!asked)
@@ -679,6 +769,29 @@ static int rs_quotients(rs_job *J, Py_ssize_t g)
         carry(&A[k]);
         int neg = acc_number(&A[k], J->num);
         J->quot[k][g] = den->n ? cr_quotient(J->num, neg, den) : NAN;
+    }
+    if (J->frac[0] || J->frac[1]) { /* as engine/regression.py's _group_value, on the exact sums */
+        num_t *T = J->T;
+        carry(&A[RS_SY]);
+        acc_number(&A[RS_SY], &T[0]); /* its sign: squared */
+        int syy = (carry(&A[RS_SYY]), acc_number(&A[RS_SYY], &T[1]));
+        int srr = (carry(&A[RS_SRR]), acc_number(&A[RS_SRR], &T[2]));
+        num_mul(&T[3], den, &T[1]); /* W syy (W >= 0) */
+        num_mul(&T[4], &T[0], &T[0]);
+        int dn = num_add(&T[5], &T[3], syy, &T[4], 1); /* the spread: W syy - sy^2, T[5] */
+        num_mul(&T[3], &T[2], den);                    /* srr W */
+        if (J->frac[0]) {                              /* R2: (spread - srr W) / spread */
+            int nn = num_add(&T[6], &T[5], dn, &T[3], !srr);
+            J->frac[0][g] = T[5].n ? cr_quotient(&T[6], nn ^ dn, &T[5]) : NAN;
+        }
+        if (J->frac[1]) { /* explained variance: (spread - (W srr - sr^2)) / spread */
+            carry(&A[RS_SR]);
+            acc_number(&A[RS_SR], &T[0]); /* its sign: squared */
+            num_mul(&T[4], &T[0], &T[0]);
+            int xn = num_add(&T[1], &T[3], srr, &T[4], 1);
+            int nn = num_add(&T[6], &T[5], dn, &T[1], !xn);
+            J->frac[1][g] = T[5].n ? cr_quotient(&T[6], nn ^ dn, &T[5]) : NAN;
+        }
     }
     for (int k = 0; k < RS_N; k++)
         if (!(J->mask & (1 << k)))
@@ -709,8 +822,8 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
     return 0;
 }
 
-/* regression_sums(bounds, y, yhat, w, mask, scaled[, means[, order]]) -> (sums, drops[, quotients]) or an
- * int code.
+/* regression_sums(bounds, y, yhat, w, mask, scaled[, means[, order[, fracs]]]) -> (sums, drops[,
+ * quotients]) or an int code.
  * Each group's sums of w y, w y^2, w r, w r^2, w |r|, w max(r, 0), w |r| / max(|y|, eps) and w (r =
  * y - yhat, each row's own rounded difference; w absent: 1), the products exact as exact_sums makes
  * them (the same terms: two_product(y, y) then each times w, ...), in one pass without the n-sized
@@ -722,6 +835,9 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
  * each group wants, correctly rounded (cr_quotient: the bits of Python's int / int of the two sums;
  * NaN where the weights' sum is 0): quotients, a tuple like sums of float64 bytes, G a sum asked (a
  * sum only in `means` is made into no integer).
+ * quotients has two more entries: each group's R2 and explained variance when bits 0 and 1 of `fracs`
+ * ask for them ((spread - srr W) / spread and (spread - (W srr - sr^2)) / spread, spread = W syy -
+ * sy^2, each correctly rounded from the exact sums, NaN where the spread is 0: _group_value's rule).
  * order: None, or int64 row numbers (a permutation's bytes: group_order's): the rows read in that order,
  * row i of the groups being y[order[i]] (no gathered copies of the columns: the reads prefetched).
  * Codes: 1, a target minus its prediction (or the ratio of MAPE) beyond float64's range; 2, a
@@ -729,8 +845,8 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
 PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *bo, *yo, *po, *wo, *oo = Py_None;
-    int mask, scaled, means = 0;
-    if (!PyArg_ParseTuple(args, "OOOOip|iO", &bo, &yo, &po, &wo, &mask, &scaled, &means, &oo))
+    int mask, scaled, means = 0, fracs = 0;
+    if (!PyArg_ParseTuple(args, "OOOOip|iOi", &bo, &yo, &po, &wo, &mask, &scaled, &means, &oo, &fracs))
         return NULL;
     nv_args in = {0};
     if (nv_arg(&in, bo, NV_RAW8 | NV_OPTIONAL) < 0 || nv_arg(&in, yo, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 ||
@@ -812,12 +928,14 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
             drops[k] = common;
     }
     /* the sums added up: those asked as integers, as quotients, and the weights' of a quotient */
-    int use = mask | means | (means && w ? 1 << RS_W : 0);
+    int use = mask | means | ((means || fracs) && w ? 1 << RS_W : 0);
+    if (fracs)
+        use |= 1 << RS_SY | 1 << RS_SYY | 1 << RS_SRR | (fracs & 2 ? 1 << RS_SR : 0);
     rs_job jobs[2];
     memset(jobs, 0, sizeof jobs);
     acc_t *A = PyMem_RawMalloc(2 * RS_N * sizeof(acc_t));
-    num_t *num = PyMem_RawMalloc(4 * sizeof(num_t));
-    PyObject *lists[RS_N] = {0}, *quot[RS_N] = {0};
+    num_t *num = PyMem_RawMalloc(2 * (2 + RS_T) * sizeof(num_t));
+    PyObject *lists[RS_N] = {0}, *quot[RS_N + 2] = {0};
     if (!A || !num) {
         PyMem_RawFree(A);
         PyMem_RawFree(num);
@@ -841,13 +959,23 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
                 goto fail;
         }
     }
+    for (int f = 0; f < 2; f++) {
+        if (fracs & (1 << f)) {
+            quot[RS_N + f] = PyBytes_FromStringAndSize(NULL, G * (Py_ssize_t)sizeof(double));
+            if (!quot[RS_N + f])
+                goto fail;
+        }
+    }
     for (int t = 0; t < 2; t++) {
         rs_job *J = &jobs[t];
         J->y = y, J->yh = yh, J->w = w, J->ord = ord, J->bounds = bounds, J->hi = hi;
         J->use = use, J->mask = mask, J->pre = pre;
-        J->A = A + t * RS_N, J->num = num + 2 * t, J->den = num + 2 * t + 1;
+        J->A = A + t * RS_N;
+        J->num = num + (2 + RS_T) * t, J->den = J->num + 1, J->T = J->num + 2;
         for (int k = 0; k < RS_N; k++)
             J->quot[k] = quot[k] ? (double *)PyBytes_AS_STRING(quot[k]) : NULL;
+        for (int f = 0; f < 2; f++)
+            J->frac[f] = quot[RS_N + f] ? (double *)PyBytes_AS_STRING(quot[RS_N + f]) : NULL;
     }
     int bad = 0;
     if (!mask) { /* quotients only: no Python object made, the groups in two halves on two threads */
@@ -884,8 +1012,8 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         goto fail;
     }
     if (bad) { /* a difference or a product beyond float64's range */
-        for (int k = 0; k < RS_N; k++) {
-            Py_XDECREF(lists[k]);
+        for (int k = 0; k < RS_N + 2; k++) {
+            Py_XDECREF(k < RS_N ? lists[k] : NULL);
             Py_XDECREF(quot[k]);
         }
         PyMem_RawFree(A);
@@ -898,13 +1026,13 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
     PyMem_RawFree(A);
     PyMem_RawFree(num);
     nv_args_release(&in);
-    PyObject *sums = PyTuple_New(RS_N), *dr = PyTuple_New(RS_N), *qs = PyTuple_New(RS_N);
+    PyObject *sums = PyTuple_New(RS_N), *dr = PyTuple_New(RS_N), *qs = PyTuple_New(RS_N + 2);
     if (!sums || !dr || !qs) {
         Py_XDECREF(sums);
         Py_XDECREF(dr);
         Py_XDECREF(qs);
-        for (int k = 0; k < RS_N; k++) {
-            Py_XDECREF(lists[k]);
+        for (int k = 0; k < RS_N + 2; k++) {
+            Py_XDECREF(k < RS_N ? lists[k] : NULL);
             Py_XDECREF(quot[k]);
         }
         return NULL;
@@ -914,12 +1042,14 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
             Py_INCREF(Py_None);
             lists[k] = Py_None;
         }
+        PyTuple_SET_ITEM(sums, k, lists[k]);
+        PyTuple_SET_ITEM(dr, k, PyLong_FromLong(drops[k]));
+    }
+    for (int k = 0; k < RS_N + 2; k++) {
         if (!quot[k]) {
             Py_INCREF(Py_None);
             quot[k] = Py_None;
         }
-        PyTuple_SET_ITEM(sums, k, lists[k]);
-        PyTuple_SET_ITEM(dr, k, PyLong_FromLong(drops[k]));
         PyTuple_SET_ITEM(qs, k, quot[k]);
     }
     if (PyTuple_GET_SIZE(args) < 7) { /* no `means` given: the pair of before */
@@ -928,8 +1058,8 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
     }
     return Py_BuildValue("(NNN)", sums, dr, qs);
 fail:
-    for (int k = 0; k < RS_N; k++) {
-        Py_XDECREF(lists[k]);
+    for (int k = 0; k < RS_N + 2; k++) {
+        Py_XDECREF(k < RS_N ? lists[k] : NULL);
         Py_XDECREF(quot[k]);
     }
     PyMem_RawFree(num);

@@ -165,14 +165,24 @@ def test_the_kernels_quotients_are_the_ratios_of_its_integers(d):
             row_means(bounds, y[perm], p[perm], None if w is None else w[perm], keys, order=np.argsort(perm))
         return
     W = ints["weight"][0]
-    got, _ = row_means(bounds, y, p, w, keys)
+    got, _ = row_means(bounds, y, p, w, keys, fractions=("R2", "EXPVAR"))
     for k in keys:
         want = np.array([ratio(a, b) for a, b in zip(ints[k][0], W, strict=True)])
         assert same_arrays(got[k], want), k
+    # R2 and the explained variance: engine/regression.py's integer formulas, Python's division
+    # (past the range: +-inf, where ratio() itself fails on the integers: not this kernel's)
+    sy, syy, sr, srr = (ints[k][0] for k in ("sy", "syy", "sr", "srr"))
+    spread = [a * b - c * c for a, b, c in zip(W, syy, sy, strict=True)]
+    r2 = [python_quotient(d - q * a, d) for d, q, a in zip(spread, srr, W, strict=True)]
+    ev = [python_quotient(d - (a * q - r * r), d) for d, q, a, r in zip(spread, srr, W, sr, strict=True)]
+    assert same_arrays(got["R2"], np.array(r2))
+    assert same_arrays(got["EXPVAR"], np.array(ev))
     # read through an order: the same numbers as the gathered columns
     inv = np.argsort(perm)  # y[perm][inv] is y
-    shuffled, _ = row_means(bounds, y[perm], p[perm], None if w is None else w[perm], keys, order=inv)
-    for k in keys:
+    shuffled, _ = row_means(
+        bounds, y[perm], p[perm], None if w is None else w[perm], keys, order=inv, fractions=("R2", "EXPVAR")
+    )
+    for k in (*keys, "R2", "EXPVAR"):
         assert same_arrays(shuffled[k], got[k]), k
     # the integers asked in the same pass: the ones row_sums makes
     both, made = row_means(bounds, y, p, w, ("sabs",), ("srr", "sy", "weight"))
@@ -198,11 +208,12 @@ LABELS = ["MAE", "MSE_REG", "RMSE_REG"]
 @settings(max_examples=150, deadline=None)
 @given(groups(), st.booleans())
 def test_per_group_values_are_the_integer_paths_and_each_group_alone(d, with_r2):
+    """MAE, MSE, RMSE (and R2, EXPVAR): the compiled values and reasons are the integer path's."""
     y, p, w, bounds, _ = d
     if len(y) == 0:
         return
     g = np.repeat(np.arange(len(bounds) - 1), np.diff(bounds))
-    names = NAMES + (["r2"] if with_r2 else [])
+    names = NAMES + (["r2", "expvar"] if with_r2 else [])
     mp = pytest.MonkeyPatch()
     try:
         try:
@@ -308,13 +319,18 @@ def test_many_rows_on_two_threads_are_the_ratios_of_the_integers(weighted):
     w = rng.random(n) * rng.choice([0.0, 1.0], n, p=[0.1, 0.9]) if weighted else None
     order = rng.permutation(n)
     bounds = np.unique(np.r_[0, rng.integers(0, n, q), n]).astype(np.int64)
-    got, _ = row_means(bounds, y, p, w, ("sabs", "srr", "sy"), order=order)
+    got, _ = row_means(bounds, y, p, w, ("sabs", "srr", "sy"), order=order, fractions=("R2", "EXPVAR"))
     yo, po, wo = y[order], p[order], None if w is None else w[order]
-    ints = row_sums(bounds, yo, po, wo, ("sabs", "srr", "sy", "weight"), scaled=True)
+    ints = row_sums(bounds, yo, po, wo, ("sabs", "srr", "sy", "syy", "sr", "weight"), scaled=True)
     W = ints["weight"][0]
     for k in ("sabs", "srr", "sy"):
         want = np.array([ratio(a, b) for a, b in zip(ints[k][0], W, strict=True)])
         assert same_arrays(got[k], want), k
+    sy, syy, sr, srr = (ints[k][0] for k in ("sy", "syy", "sr", "srr"))
+    spread = [a * b - c * c for a, b, c in zip(W, syy, sy, strict=True)]
+    r2 = [ratio(d - q * a, d) for d, q, a in zip(spread, srr, W, strict=True)]
+    ev = [ratio(d - (a * q - r * r), d) for d, q, a, r in zip(spread, srr, W, sr, strict=True)]
+    assert same_arrays(got["R2"], np.array(r2)) and same_arrays(got["EXPVAR"], np.array(ev))
     y[order[-1]], p[order[-1]] = 1e308, -1e308  # the last group's last row
     with pytest.raises(OverflowError, match="a target minus its prediction"):
         row_means(bounds, y, p, w, ("sabs",), order=order)

@@ -358,7 +358,8 @@ class _GroupSums:
     its own power of two (read them together with :meth:`get`, brought to one scale: every measure is
     a ratio of sums of one degree, so the scale cancels).  The sums ``means`` are made only as each
     group's quotient by its weights' sum, correctly rounded in the compiled pass (:meth:`mean`: the
-    bits :func:`_divide` gives of the integers, without them).
+    bits :func:`_divide` gives of the integers, without them); ``fractions`` (R2, EXPVAR) the same
+    way (:meth:`compiled`).
 
     ``order`` (None: the rows are sorted by group already): the rows' order by group, ``y``, ``s``
     and ``w`` in the caller's order; the compiled pass reads them through it, and the sorted columns
@@ -374,6 +375,7 @@ class _GroupSums:
         keys: tuple[str, ...],
         means: tuple[str, ...] = (),
         order: np.ndarray | None = None,
+        fractions: tuple[str, ...] = (),
     ):
         self._cols = (y, s, w)
         self._order = order
@@ -383,11 +385,11 @@ class _GroupSums:
         self._means: dict[str, np.ndarray] = {}
         bounds = np.append(starts, len(y))
         try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
-            if means and not keys:  # the means alone: the rows read through the order, on two threads
-                self._means, made = row_means(bounds, y, s, w, means, order=order)
+            if (means or fractions) and not keys:  # the rows read through the order, on two threads
+                self._means, made = row_means(bounds, y, s, w, means, order=order, fractions=fractions)
             else:  # integers (a pass to find their scale first): the columns gathered, read twice
                 y, s, w = self.y, self.s, self.w
-                self._means, made = row_means(bounds, y, s, w, means, (*keys, "weight"))
+                self._means, made = row_means(bounds, y, s, w, means, (*keys, "weight"), fractions=fractions)
         except OverflowError as e:
             raise InvalidDataError(str(e)) from None
         for k, (v, d) in made.items():
@@ -446,6 +448,10 @@ class _GroupSums:
                 self._made[key] = _group_products(self.starts, *factors, self.w)
         return self._made[key]
 
+    def compiled(self, name: str) -> np.ndarray | None:
+        """Each group's ``name`` (R2, EXPVAR) finished in the compiled pass, or None (not asked)."""
+        return self._means.get(name)
+
     def mean(self, key: str) -> np.ndarray:
         """Each group's sum ``key`` over its weights' sum, correctly rounded (NaN where that is 0)."""
         if key in self._means:
@@ -501,6 +507,8 @@ _SUMS = {
 
 #: the measures finished from one sum's mean (each group's sum over its weights' sum, rounded once)
 _MEANS = {"MAE": "sabs", "MSE_REG": "srr", "RMSE_REG": "srr"}
+#: the measures finished in the compiled pass from the exact sums (:func:`row_means`' fractions)
+_FRACTIONS = ("R2", "EXPVAR")
 
 #: whether those means are made in the compiled pass (False: from the groups' integers, by
 #: :func:`_divide`, the reference the tests hold the compiled quotients to)
@@ -512,14 +520,18 @@ def _sums_of(specs: list[MeasureSpec]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for sp in specs for k in _SUMS.get(sp.measure.name, ())))
 
 
-def _means_of(specs: list[MeasureSpec]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The row sums the measures ``specs`` read as integers, and those read only as means (the
-    compiled quotients: :data:`COMPILED_MEANS`), once each.
+def _means_of(specs: list[MeasureSpec]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The row sums the measures ``specs`` read as integers, those read only as means, and the
+    measures finished whole in the compiled pass (the compiled quotients: :data:`COMPILED_MEANS`),
+    once each.
     """
     if not COMPILED_MEANS:
-        return _sums_of(specs), ()
-    means = tuple(dict.fromkeys(_MEANS[sp.measure.name] for sp in specs if sp.measure.name in _MEANS))
-    return _sums_of([sp for sp in specs if sp.measure.name not in _MEANS]), means
+        return _sums_of(specs), (), ()
+    names = [sp.measure.name for sp in specs]
+    means = tuple(dict.fromkeys(_MEANS[n] for n in names if n in _MEANS))
+    fractions = tuple(dict.fromkeys(n for n in names if n in _FRACTIONS))
+    rest = [sp for sp in specs if sp.measure.name not in _MEANS and sp.measure.name not in _FRACTIONS]
+    return _sums_of(rest), means, fractions
 
 
 def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
@@ -531,6 +543,10 @@ def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
         v = gs.mean("srr")
         return np.sqrt(v) if name == "RMSE_REG" else v
     if name in ("R2", "EXPVAR"):
+        c = gs.compiled(name)
+        if c is not None and not np.isinf(c).any():  # past the range: the integer path says what it says
+            gs.__dict__[f"compiled{name}"] = True  # for the reasons (:func:`_group_whys`)
+            return c
         extra = ("sr",) if name == "EXPVAR" else ()
         W, syy, sy, srr, *rest = gs.get("weight", "syy", "sy", "srr", *extra)
         den = W * syy - sy * sy
@@ -737,7 +753,9 @@ def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | No
             return alone[nan].tolist()
     (W,) = gs.get("weight")
     said.say(W[nan] == 0, rm.NO_CASE)
-    if name in ("R2", "EXPVAR"):
+    if name in ("R2", "EXPVAR") and gs.__dict__.get(f"compiled{name}"):
+        said.rest(rm.CONSTANT_TARGETS)  # compiled: NaN only where W syy - sy^2 is 0
+    elif name in ("R2", "EXPVAR"):
         Wn, syy, sy = (a[nan] for a in gs.get("weight", "syy", "sy"))
         said.say(Wn * syy - sy * sy == 0, rm.CONSTANT_TARGETS)
     elif name == "MAPE" and sp.kwargs.get("eps", "none") == "none":
@@ -789,7 +807,8 @@ def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str)
             np.frombuffer(b, np.int64) for b in _native.group_order(np.ascontiguousarray(codes, np.int64), q)
         )
         starts = bounds[:-1]
-        gs = _GroupSums(y, s, w, starts, *_means_of(specs), order=order)
+        keys_, means, fractions = _means_of(specs)
+        gs = _GroupSums(y, s, w, starts, keys_, means, order=order, fractions=fractions)
         values = {sp.label: _group_value(sp, gs) for sp in specs}
         return grouped_report(
             specs,
