@@ -44,7 +44,7 @@ def main() -> None:
     w = rng.random(a.rows) * 2
     yb = (y > 5).astype(np.int8)
     jobs = {"gauc": lambda: perfeval.evaluate(yb, p, groups=g, measures=["gauc"])}
-    for ms in (["mae"], ["mse"], ["rmse"], ["mae", "rmse"], ["r2"]):
+    for ms in (["mae"], ["mse"], ["rmse"], ["mae", "rmse"], ["r2"], ["expvar"], ["mae", "rmse", "r2"]):
         jobs["+".join(ms)] = lambda ms=ms: perfeval.evaluate(y, p, groups=g, measures=ms, task="regression")
         if a.weighted:
             jobs["+".join(ms) + " weighted"] = lambda ms=ms: perfeval.evaluate(

@@ -681,7 +681,11 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
             if (w)
                 __builtin_prefetch(w + k);
         }
-        double yi = y[i], r = yi - yh[i], a = fabs(r), ape = a / fmax(fabs(yi), eps);
+        double yi = y[i], r = yi - yh[i], a = fabs(r), ape = 0.0;
+        /* MAPE's ratio only when asked, or when it could be past the range (the check): |r| over at
+         * least 2**-52 is below 2**1022 when |r| <= 2**969 */
+        if (use & (1 << RS_SAPE) || !(a <= 0x1p969))
+            ape = a / fmax(fabs(yi), eps);
         if (!J->pre && (!isfinite(r) || !isfinite(ape)))
             bad = 1;
         double t[4];
