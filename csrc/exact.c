@@ -9,7 +9,9 @@
  * into a fixed-point accumulator of 32-bit limbs kept in int64 (Neal's "small superaccumulator": the
  * carries are propagated only when a limb could overflow, and once at the end), a group at a time,
  * and each group's accumulator is handed back as one Python integer.  The integer is the exact sum of
- * the terms, so it is the number the numpy form gave, whatever the order of the rows.
+ * the terms, so it is the number the numpy form gave, whatever the order of the rows.  A per-group
+ * measure that is a ratio of such sums (MAE, MSE, R2, explained variance) can instead be finished here
+ * from the limbs, rounded once as Python's int / int rounds (cr_quotient): no integer made at all.
  *
  * The terms of a row are the exact products of its factors (one, two or three float64 columns) by
  * Dekker's two-product splitting, in the order of summaries/regression.py's two_product (this file is

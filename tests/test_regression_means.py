@@ -334,3 +334,17 @@ def test_many_rows_on_two_threads_are_the_ratios_of_the_integers(weighted):
     y[order[-1]], p[order[-1]] = 1e308, -1e308  # the last group's last row
     with pytest.raises(OverflowError, match="a target minus its prediction"):
         row_means(bounds, y, p, w, ("sabs",), order=order)
+
+
+def test_mapes_ratio_past_the_range_is_said_on_the_means_path_too():
+    """The sums' pass checks every row's |r| / max(|y|, eps) as the pass before it did (code 1),
+    though the means alone never divide it: a difference in range whose ratio is not."""
+    y, p = np.array([1e-300, 1.0]), np.array([-1e293, 0.5])
+    bounds = np.array([0, 1, 2], dtype=np.int64)
+    for w in (None, np.array([1.0, 2.0])):
+        with pytest.raises(OverflowError, match="a target minus its prediction"):
+            row_means(bounds, y, p, w, ("sabs",))
+        with pytest.raises(OverflowError, match="a target minus its prediction"):
+            row_sums(bounds, y, p, w, ("sabs", "weight"), scaled=True)
+    with pytest.raises(perfeval.InvalidDataError, match="a target minus its prediction"):
+        perfeval.evaluate(y, p, groups=[1, 2], measures=["mae"], task="regression")
