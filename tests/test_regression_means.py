@@ -189,6 +189,9 @@ def test_the_kernels_quotients_are_the_ratios_of_its_integers(d):
     assert same_arrays(both["sabs"], got["sabs"])
     again = row_sums(bounds, y, p, w, ("srr", "sy", "weight"), scaled=True)
     assert made == again
+    wp = None if w is None else w[perm]
+    through, made = row_means(bounds, y[perm], p[perm], wp, ("sabs",), ("srr", "sy", "weight"), order=inv)
+    assert same_arrays(through["sabs"], got["sabs"]) and made == again
 
 
 def evaluate_both(monkeypatch, y, p, g, w, names):
