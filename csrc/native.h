@@ -44,8 +44,9 @@
  *   resample.c  the bootstrap's draws, the fused replicate walk, the jackknife, DeLong's components
  *   contest.c   the competition scorer's id join, token comparison and plain-file reading
  *   trec.c      TREC qrels and runs read in one pass: ids dictionary-encoded, numbers, line errors
- *   exact.c     exact sums of float64 products (the regression summary's), a Python integer a group;
- *               rows counted into their groups
+ *   exact.c     exact sums of float64 products (the regression summary's), a Python integer a group,
+ *               or each group's means, R2 and explained variance rounded once from them; rows
+ *               counted into their groups
  * Everything not declared here is static to its file.
  */
 #ifndef PERFEVAL_NATIVE_H
@@ -250,6 +251,7 @@ PyObject *nv_delong_rows(PyObject *self, PyObject *args);
 PyObject *nv_exact_sums(PyObject *self, PyObject *args);
 PyObject *nv_group_order(PyObject *self, PyObject *args);
 PyObject *nv_regression_sums(PyObject *self, PyObject *args);
+PyObject *nv_divide_ints(PyObject *self, PyObject *args);
 
 #define APR_M2 (1.0 / 12)
 #define APR_M4 (1.0 / 240)

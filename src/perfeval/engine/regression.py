@@ -28,6 +28,7 @@ from perfeval.measures.spec import refuse_pending
 from perfeval.measures.vocabulary import REGRESSION_DEFAULT, REGRESSION_OF
 from perfeval.summaries.ranking import group_codes
 from perfeval.summaries.regression import (
+    ROW_SUMS,
     SKLEARN_EPS,
     TM_MAPE_EPS,
     RegressionSummary,
@@ -35,6 +36,7 @@ from perfeval.summaries.regression import (
     grouped_quantiles,
     log_rows,
     ratio,
+    row_means,
     row_sums,
     scaled_sums,
 )
@@ -359,23 +361,73 @@ class _GroupSums:
     """Every group's exact sums (rows sorted by group, ``starts`` each group's first row), each made
     on first need, as :class:`RegressionSummary` holds them for each group alone but each scaled by
     its own power of two (read them together with :meth:`get`, brought to one scale: every measure is
-    a ratio of sums of one degree, so the scale cancels).
+    a ratio of sums of one degree, so the scale cancels).  The sums ``means`` are made only as each
+    group's quotient by its weights' sum, correctly rounded in the compiled pass (:meth:`mean`: the
+    bits :func:`_divide` gives of the integers, without them); ``fractions`` (R2, EXPVAR) the same
+    way (:meth:`compiled`).
+
+    ``order`` (None: the rows are sorted by group already): the rows' order by group, ``y``, ``s``
+    and ``w`` in the caller's order; the compiled pass reads them through it, and the sorted columns
+    (:attr:`y`, :attr:`s`, :attr:`w`) are gathered only when a measure reads them.
     """
 
     def __init__(
-        self, y: np.ndarray, s: np.ndarray, w: np.ndarray | None, starts: np.ndarray, keys: tuple[str, ...]
+        self,
+        y: np.ndarray,
+        s: np.ndarray,
+        w: np.ndarray | None,
+        starts: np.ndarray,
+        keys: tuple[str, ...],
+        means: tuple[str, ...] = (),
+        order: np.ndarray | None = None,
+        fractions: tuple[str, ...] = (),
     ):
-        self.y, self.s, self.w, self.starts = y, s, w, starts
+        self._cols = (y, s, w)
+        self._order = order
+        self.starts = starts
         self.ends = np.append(starts[1:], len(y)) if len(starts) else starts  # no group: no end
         self._made: dict[str, tuple[np.ndarray, int]] = {}
+        self._means: dict[str, np.ndarray] = {}
+        bounds = np.append(starts, len(y))
         try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
-            made = row_sums(np.append(starts, len(y)), y, s, w, (*keys, "weight"), scaled=True)
+            if (means or fractions) and not keys:  # the rows read through the order, on two threads
+                self._means, made = row_means(bounds, y, s, w, means, order=order, fractions=fractions)
+            else:  # integers (a pass to find their scale first): the columns gathered, read twice
+                y, s, w = self.y, self.s, self.w
+                self._means, made = row_means(bounds, y, s, w, means, (*keys, "weight"), fractions=fractions)
         except OverflowError as e:
             raise InvalidDataError(str(e)) from None
         for k, (v, d) in made.items():
             arr = np.empty(len(starts), dtype=object)
             arr[:] = v
             self._made[k] = (arr, d)
+
+    def _sorted(self, k: int) -> np.ndarray | None:
+        """Column ``k`` of (y, s, w) in the groups' order (gathered once)."""
+        key = ("y", "s", "w")[k]
+        if key not in self.__dict__:
+            c = self._cols[k]
+            self.__dict__[key] = c if c is None or self._order is None else c[self._order]
+        return self.__dict__[key]
+
+    @property
+    def y(self) -> np.ndarray:
+        """Each row's target, the rows sorted by group."""
+        y = self._sorted(0)
+        assert y is not None
+        return y
+
+    @property
+    def s(self) -> np.ndarray:
+        """Each row's prediction, the rows sorted by group."""
+        s = self._sorted(1)
+        assert s is not None
+        return s
+
+    @property
+    def w(self) -> np.ndarray | None:
+        """Each row's weight (None: no weights), the rows sorted by group."""
+        return self._sorted(2)
 
     @property
     def a(self) -> np.ndarray:
@@ -391,9 +443,25 @@ class _GroupSums:
                 self._made[key] = ((self.ends - self.starts).astype(object), 0)
             elif key == "weight":
                 self._made[key] = _group_products(self.starts, self.w)
+            elif key in ROW_SUMS and not factors:  # a row sum made only as a mean: its integers now
+                bounds = np.append(self.starts, len(self.y))
+                ((v, d),) = row_sums(bounds, self.y, self.s, self.w, (key,), scaled=True).values()
+                arr = np.empty(len(self.starts), dtype=object)
+                arr[:] = v
+                self._made[key] = (arr, d)
             else:
                 self._made[key] = _group_products(self.starts, *factors, self.w)
         return self._made[key]
+
+    def compiled(self, name: str) -> np.ndarray | None:
+        """Each group's ``name`` (R2, EXPVAR) finished in the compiled pass, or None (not asked)."""
+        return self._means.get(name)
+
+    def mean(self, key: str) -> np.ndarray:
+        """Each group's sum ``key`` over its weights' sum, correctly rounded (NaN where that is 0)."""
+        if key in self._means:
+            return self._means[key]
+        return _divide(*self.get(key, "weight"))
 
     def get(self, *keys: str) -> list[np.ndarray]:
         """The sums ``keys`` at one scale (each group's exact sums divided by one power of two)."""
@@ -442,20 +510,48 @@ _SUMS = {
 }
 
 
+#: the measures finished from one sum's mean (each group's sum over its weights' sum, rounded once)
+_MEANS = {"MAE": "sabs", "MSE_REG": "srr", "RMSE_REG": "srr"}
+#: the measures finished in the compiled pass from the exact sums (:func:`row_means`' fractions)
+_FRACTIONS = ("R2", "EXPVAR")
+
+#: whether those means are made in the compiled pass (False: from the groups' integers, by
+#: :func:`_divide`, the reference the tests hold the compiled quotients to)
+COMPILED_MEANS = True
+
+
 def _sums_of(specs: list[MeasureSpec]) -> tuple[str, ...]:
     """The row sums the measures ``specs`` read, once each."""
     return tuple(dict.fromkeys(k for sp in specs for k in _SUMS.get(sp.measure.name, ())))
+
+
+def _means_of(specs: list[MeasureSpec]) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The row sums the measures ``specs`` read as integers, those read only as means, and the
+    measures finished whole in the compiled pass (the compiled quotients: :data:`COMPILED_MEANS`),
+    once each.
+    """
+    if not COMPILED_MEANS:
+        return _sums_of(specs), (), ()
+    names = [sp.measure.name for sp in specs]
+    means = tuple(dict.fromkeys(_MEANS[n] for n in names if n in _MEANS))
+    fractions = tuple(dict.fromkeys(n for n in names if n in _FRACTIONS))
+    rest = [sp for sp in specs if sp.measure.name not in _MEANS and sp.measure.name not in _FRACTIONS]
+    return _sums_of(rest), means, fractions
 
 
 def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
     """One measure's value in each group, from the groups' sums, as its scalar form finishes one."""
     name = sp.measure.name
     if name == "MAE":
-        return _divide(*gs.get("sabs", "weight"))
+        return gs.mean("sabs")
     if name in ("MSE_REG", "RMSE_REG"):
-        v = _divide(*gs.get("srr", "weight"))
+        v = gs.mean("srr")
         return np.sqrt(v) if name == "RMSE_REG" else v
     if name in ("R2", "EXPVAR"):
+        c = gs.compiled(name)
+        if c is not None and not np.isinf(c).any():  # past the range: the integer path says what it says
+            gs.__dict__[f"compiled{name}"] = True  # for the reasons (:func:`_group_whys`)
+            return c
         extra = ("sr",) if name == "EXPVAR" else ()
         W, syy, sy, srr, *rest = gs.get("weight", "syy", "sy", "srr", *extra)
         den = W * syy - sy * sy
@@ -662,7 +758,9 @@ def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | No
             return alone[nan].tolist()
     (W,) = gs.get("weight")
     said.say(W[nan] == 0, rm.NO_CASE)
-    if name in ("R2", "EXPVAR"):
+    if name in ("R2", "EXPVAR") and gs.__dict__.get(f"compiled{name}"):
+        said.rest(rm.CONSTANT_TARGETS)  # compiled: NaN only where W syy - sy^2 is 0
+    elif name in ("R2", "EXPVAR"):
         Wn, syy, sy = (a[nan] for a in gs.get("weight", "syy", "sy"))
         said.say(Wn * syy - sy * sy == 0, rm.CONSTANT_TARGETS)
     elif name == "MAPE" and sp.kwargs.get("eps", "none") == "none":
@@ -714,7 +812,8 @@ def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str)
             np.frombuffer(b, np.int64) for b in _native.group_order(np.ascontiguousarray(codes, np.int64), q)
         )
         starts = bounds[:-1]
-        gs = _GroupSums(y[order], s[order], None if w is None else w[order], starts, _sums_of(specs))
+        keys_, means, fractions = _means_of(specs)
+        gs = _GroupSums(y, s, w, starts, keys_, means, order=order, fractions=fractions)
         values = {sp.label: _group_value(sp, gs) for sp in specs}
         return grouped_report(
             specs,

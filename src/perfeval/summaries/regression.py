@@ -46,6 +46,7 @@ __all__ = [
     "deviance_rows",
     "log_rows",
     "ratio",
+    "row_means",
     "weighted_quantile",
     "grouped_quantiles",
     "SKLEARN_EPS",
@@ -111,6 +112,8 @@ def scaled_sums(bounds: Array | None, *factors: Array | None) -> tuple[list[int]
 
 #: the sums :func:`row_sums` makes, in the compiled kernel's order
 ROW_SUMS = ("sy", "syy", "sr", "srr", "sabs", "spos", "sape", "weight")
+#: the fractions :func:`row_means` finishes in the compiled pass, in the kernel's order
+_FRACTIONS = ("R2", "EXPVAR")
 _TOO_BIG = {
     1: "a target minus its prediction is beyond the range of a 64-bit float",
     2: "a product of a target, a prediction and a weight is beyond the range of a 64-bit float",
@@ -154,6 +157,48 @@ def row_sums(
         raise OverflowError(_TOO_BIG[got])
     sums, drops = got
     return {k: (sums[ROW_SUMS.index(k)], drops[ROW_SUMS.index(k)] - SHIFT) for k in keys}
+
+
+def row_means(
+    bounds: Array | None,
+    y: Array,
+    yhat: Array,
+    w: Array | None,
+    means: tuple[str, ...],
+    keys: tuple[str, ...] = (),
+    *,
+    order: Array | None = None,
+    fractions: tuple[str, ...] = (),
+) -> tuple[dict[str, Array], dict[str, tuple[list[int], int]]]:
+    """Each group's exact sums ``means`` (of :data:`ROW_SUMS`) divided by its weights' (no weights:
+    its rows'), each quotient correctly rounded in the compiled pass (``regression_sums``: the bits of
+    :func:`ratio` of the two integers, NaN where the weights' sum is 0), as ``{key: float64 array}``;
+    and in the same pass the sums ``keys`` as :func:`row_sums` gives them with ``scaled=True`` (one
+    ``d`` for every key of ``keys``).  ``order``: the rows' order (int64 row numbers, a permutation:
+    the groups' rows are ``y[order]``, ...), read through it without gathering the columns.
+    ``fractions``: ``"R2"`` and/or ``"EXPVAR"``, each group's ``(S - srr W) / S`` and ``(S - (W srr -
+    sr^2)) / S`` with ``S = W syy - sy^2``, from the exact sums, rounded once (NaN where ``S`` is 0),
+    in the quotients under those names.
+
+    Raises
+    ------
+    OverflowError
+        As :func:`row_sums`.
+    """
+    mask = sum(1 << ROW_SUMS.index(k) for k in keys)
+    asked = sum(1 << ROW_SUMS.index(k) for k in means)
+    b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
+    o = None if order is None else np.ascontiguousarray(order, dtype=np.int64)
+    wf = None if w is None else _f64(w)
+    fracs = sum(1 << _FRACTIONS.index(f) for f in fractions)
+    got = _native.regression_sums(b, _f64(y), _f64(yhat), wf, mask, True, asked, o, fracs)
+    if isinstance(got, int):
+        raise OverflowError(_TOO_BIG[got])
+    sums, drops, quotients = got
+    out = {k: np.frombuffer(quotients[ROW_SUMS.index(k)], np.float64) for k in means}
+    for f in fractions:
+        out[f] = np.frombuffer(quotients[len(ROW_SUMS) + _FRACTIONS.index(f)], np.float64)
+    return out, {k: (sums[ROW_SUMS.index(k)], drops[ROW_SUMS.index(k)] - SHIFT) for k in keys}
 
 
 def _split(a: Array) -> tuple[Array, Array]:
