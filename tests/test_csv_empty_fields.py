@@ -144,8 +144,9 @@ def test_an_empty_field_of_a_column_used_is_one_line(
     ],
 )
 def test_dask_refuses_an_empty_field_of_a_column_used(tmp_path, capsys, column, fragment):
-    """On Dask a partition's row is no line of the file: the file and the column are named (an empty
-    group id was a group of its own)."""
+    """On Dask an empty score or weight is said as memory says it, with its line (the command reads the
+    file again, streamed, up to it); an empty target or group id (was a group of its own) by the file
+    and the column."""
     df = frame()
     df[column] = df[column].astype(object)
     df.loc[6, column] = None
@@ -157,7 +158,10 @@ def test_dask_refuses_an_empty_field_of_a_column_used(tmp_path, capsys, column, 
         ["eval", tmp_path / "t.csv", "--target", "y", "--score", "p", *extra, "--dask", "local:1"], capsys
     )
     assert code == 1 and out == "" and err.count("\n") == 1, err
-    assert "t.csv: " + fragment in err
+    if column in ("y", "user"):  # the target and the group: the file and the column
+        assert "t.csv: " + fragment in err
+    else:  # a score or a weight: its line, 8 (the header line 1, row 6 from 0), as memory says it
+        assert "t.csv, line 8: " + fragment + " is empty: a missing value" in err
 
 
 def test_multiclass_and_multilabel_empty_fields(tmp_path, capsys, small_chunks):
