@@ -883,12 +883,14 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
  * lost: bit k set when a product of sum k (of any group; made as an integer, a quotient or for a
  * fraction) lost bits below 2**-1074 (tp_lost): that sum, and the quotients and fractions read from
  * it, are not the exact numbers, and the caller refuses the measures that read it (a sum without a
- * product, unweighted w y, w r, w |r|, ..., never loses a bit).  Refused rather than computed on
- * targets and predictions scaled by a power of two: a stream, a Metric or a Dask partition sees its
- * rows one part at a time, and the scale that would save them is known only once every part is in;
- * and for the measures that are not scale invariant (MSE: a quotient of about 2**-1074 itself) no
- * scale gives back the correctly rounded number.  The factor in every two_product is a target, a
- * difference, a weight or a product's term: the ones below 2**-968 or so, far below any real data.
+ * product, unweighted w y, w r, w |r|, ..., never loses a bit).  Refused (summaries/regression.py,
+ * lost_why), not computed on the targets and predictions scaled by a power of two (exact, and R2 and
+ * the explained variance do not change with it): a stream, a Metric or a Dask partition sees its rows
+ * one part at a time, and the scale that would save every part is known only once every part is in,
+ * while their sums must merge with the same bits in any order; and MSE, RMSE, the deviances would
+ * have to be scaled back, correctly rounded only where the value is a normal float64.  Only data of
+ * about 1e-150 or smaller (a square's last bits below 2**-1074), subnormals, or such residuals times
+ * small weights are refused; the common case costs one comparison a product (|p| >= 2**-968).
  * Codes: 1, a target minus its prediction (or the ratio of MAPE) beyond float64's range; 2, a
  * product beyond it (code 1 first, as the numpy form checks r before any product). */
 PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)

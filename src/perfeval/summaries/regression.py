@@ -139,8 +139,8 @@ def lost_why(label: str, name: str | None = None) -> str:
             "the scale (nor do the D^2 scores, nor any of them with the weights' scale)"
         )
     return head + (
-        "; scale the weights (a weighted mean does not change with their scale), or the targets and "
-        "the predictions and the value back"
+        "; scale the targets and the predictions (and the value back), or the weights (a weighted mean "
+        "does not change with their scale)"
     )
 
 
