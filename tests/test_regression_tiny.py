@@ -145,3 +145,106 @@ def test_r2_at_a_power_of_two_scale_is_the_unscaled_value_or_refused(seed, k, we
     assert got == want or all(
         (math.isnan(a) and math.isnan(b)) or a == b for a, b in zip(got.values(), want.values(), strict=True)
     ), (got, want)
+
+
+@st.composite
+def tiny_columns(draw):
+    """Columns of a few magnitudes, some near float64's bottom (subnormals among them)."""
+    n = draw(st.integers(1, 12))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    low = draw(st.sampled_from([-320, -200, -160, -100, 0]))
+
+    def column():
+        c = rng.normal(size=n) * 10.0 ** rng.integers(low, low + 40, n)
+        return c * rng.choice([0.0, 1.0], n, p=[0.1, 0.9])
+
+    return column(), column(), np.abs(column())
+
+
+def _exact_sum(*cols) -> Fraction:
+    return sum((math.prod(Fraction(c[i]) for c in cols) for i in range(len(cols[0]))), Fraction(0))
+
+
+@settings(max_examples=150, deadline=None)
+@given(tiny_columns(), st.integers(1, 3))
+def test_a_sum_not_said_inexact_is_exact(cols, k):
+    """csrc/exact.c: exact_sums' flag False means the integer is the exact sum of the products (1 to 3
+    factors); True only where a two-product's factors have last bits adding to less than -1074."""
+    from perfeval import _native
+    from perfeval.summaries.regression import SHIFT
+
+    fs = cols[:k]
+    got = _native.exact_sums(None, *fs, *(None,) * (3 - k), 0, 1)
+    if got is None:
+        return  # a term beyond the range: not this test's
+    (total,), lost = got
+    if not lost:
+        assert Fraction(total, 2**SHIFT) == _exact_sum(*fs)
+    elif k == 2:
+        assert _loses(fs[0], fs[1])
+    if k == 2 and _exact_sum(*fs) * 2**SHIFT != total:
+        assert lost  # an inexact sum is always said
+
+
+@settings(max_examples=100, deadline=None)
+@given(tiny_columns(), st.booleans())
+def test_the_regression_pass_says_which_sums_lost_bits(cols, weighted):
+    """regression_sums' lost bits: a sum not said is exact (of the rows' own rounded r); the three
+    paths (integers, quotients on one thread, quotients through an order) say the same sums."""
+    from perfeval.summaries.regression import ROW_SUMS, SHIFT, row_means, row_sums
+
+    y, p, w = cols
+    w = w if weighted else None
+    with np.errstate(all="ignore"):
+        r = y - p
+    if not np.isfinite(r).all():
+        return
+    lost: set[str] = set()
+    try:
+        sums = row_sums(None, y, p, w, lost=lost)
+    except OverflowError:
+        return
+    ones = np.ones(len(y))
+    factors = {"sy": (y,), "syy": (y, y), "sr": (r,), "srr": (r, r), "sabs": (np.abs(r),)}
+    for key, fs in factors.items():
+        want = _exact_sum(*fs, ones if w is None else w)
+        if key not in lost:
+            assert Fraction(sums[key][0][0], 2**SHIFT) == want, key
+    if w is None:
+        assert not lost & {"sy", "sr", "sabs", "spos", "sape", "weight"}  # no product
+    again: set[str] = set()
+    row_means(None, y, p, w, ("sabs", "srr"), fractions=("R2", "EXPVAR"), lost=again)
+    assert again <= lost and again >= lost & {"sy", "syy", "sr", "srr", "sabs"}
+    assert set(ROW_SUMS) >= lost
+
+
+def test_a_metric_state_keeps_which_sums_lost_bits():
+    ys, ps = Y * 1e-170, P * 1e-170
+    m = perfeval.Metric(["mae", "r2"], task="regression")
+    m.update(ys[:2], ps[:2])
+    back = perfeval.Metric(["mae", "r2"], task="regression")
+    back.load_state_dict(m.state_dict())
+    back.update(ys[2:], ps[2:])
+    with pytest.raises(perfeval.InvalidDataError, match=REFUSED):
+        back.compute()
+    old = m.state_dict()  # a state written before the field: nothing lost
+    old["regression"] = {k: v for k, v in old["regression"].items() if k != "lost"}
+    fresh = perfeval.Metric(["mae", "r2"], task="regression")
+    fresh.load_state_dict(old)
+    fresh.update(Y, P)  # the state's rows lost bits, but it does not say so: the sums as they are
+    assert math.isfinite(fresh.compute()["MAE"])
+    bad = m.state_dict()
+    bad["regression"] = dict(bad["regression"], lost=[1])
+    with pytest.raises(perfeval.InvalidParameterError):
+        perfeval.Metric(["mae", "r2"], task="regression").load_state_dict(bad)
+
+
+def test_the_scikit_learn_forms_refuse_too():
+    from perfeval.functional import sklearn_regression as f
+
+    ys, ps = Y * 1e-170, P * 1e-170
+    for fn in (f.r2_score, f.explained_variance_score, f.mean_squared_error):
+        with pytest.raises(perfeval.InvalidDataError, match="2\\*\\*-1074"):
+            fn(ys, ps)
+    assert f.mean_absolute_error(ys, ps) == _values(ys, ps, ["mae"])["MAE"]
+    assert f.r2_score(Y, P) == _values(Y, P, ["r2"])["R2"]
