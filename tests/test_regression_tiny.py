@@ -248,3 +248,20 @@ def test_the_scikit_learn_forms_refuse_too():
             fn(ys, ps)
     assert f.mean_absolute_error(ys, ps) == _values(ys, ps, ["mae"])["MAE"]
     assert f.r2_score(Y, P) == _values(Y, P, ["r2"])["R2"]
+
+
+def test_dask_refuses_r2_and_computes_mae():
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    import dask
+
+    ys, ps = Y * 1e-170, P * 1e-170
+    ddf = dd.from_pandas(pd.DataFrame({"y": ys, "p": ps, "g": [0, 0, 1, 1]}), npartitions=2)
+    with dask.config.set(scheduler="sync"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for kw in ({}, {"group": "g"}):
+            with pytest.raises(perfeval.InvalidDataError, match=REFUSED):
+                perfeval.evaluate(ddf, target="y", score="p", measures=["mae", "r2"], task="regression", **kw)
+            got = perfeval.evaluate(ddf, target="y", score="p", measures=["mae"], task="regression", **kw)
+            want = _values(ys, ps, ["mae"], **({"groups": np.array([0, 0, 1, 1])} if kw else {}))
+            assert np.array_equal(np.atleast_1d(got["MAE"]), np.atleast_1d(want["MAE"]))
