@@ -265,3 +265,25 @@ def test_dask_refuses_r2_and_computes_mae():
             got = perfeval.evaluate(ddf, target="y", score="p", measures=["mae"], task="regression", **kw)
             want = _values(ys, ps, ["mae"], **({"groups": np.array([0, 0, 1, 1])} if kw else {}))
             assert np.array_equal(np.atleast_1d(got["MAE"]), np.atleast_1d(want["MAE"]))
+
+
+def test_the_two_threads_of_the_compiled_means_say_lost_bits():
+    """Over 100,000 rows and several groups the compiled quotients run on two threads: a group of
+    tiny rows in either half refuses R2 and MSE; MAE (no product) is each group's own."""
+    rng = np.random.default_rng(5)
+    n = 150_000
+    y = rng.normal(size=n) + 3
+    p = y + rng.normal(size=n) * 0.1
+    g = np.repeat(np.arange(4), n // 4)
+    for tiny in (0, 3):  # the first half's thread, then the second's
+        yt, pt = y.copy(), p.copy()
+        yt[g == tiny] *= 1e-170
+        pt[g == tiny] *= 1e-170
+        for m in (["r2"], ["mse"]):
+            with pytest.raises(perfeval.InvalidDataError, match="2\\*\\*-1074"):
+                _values(yt, pt, m, groups=g)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            got = perfeval.evaluate(yt, pt, groups=g, measures=["mae"], task="regression")
+        k = g == tiny
+        assert got.results["MAE"].per_group[tiny] == _values(yt[k], pt[k], ["mae"])["MAE"]
