@@ -451,6 +451,28 @@ static inline double two_product(double a, double b, double *err)
     return p;
 }
 
+/* the exponent of a finite nonzero float64's lowest set bit (x = odd 2**lastbit) */
+static inline int lastbit(double x)
+{
+    uint64_t bits, m = 0;
+    memcpy(&bits, &x, sizeof bits);
+    int pos = position(bits, &m);
+    return pos - 1126 + __builtin_ctzll(m);
+}
+
+/* 1 if two_product(a, b) = p (p = fl(a b)) is not exact: a b has bits below 2**-1074, float64's last,
+ * so its error term (or a partial product of the split) underflows and p + e is not a b.  Exact iff
+ * a or b is 0 or lastbit(a) + lastbit(b) >= -1074 (then every partial product of the split is a
+ * multiple of 2**-1074 of at most 53 bits); |p| >= 2**-968 always is (the exponents of a and b then
+ * add to at least -969, their last bits to at least -1073): that test first, the common case.  A p or
+ * a factor that is not finite is the range's error, not this one (0). */
+static inline int tp_lost(double a, double b, double p)
+{
+    if (!(fabs(p) < 0x1p-968) || a == 0.0 || b == 0.0 || !isfinite(a) || !isfinite(b))
+        return 0;
+    return lastbit(a) + lastbit(b) < -1074;
+}
+
 /* the smallest position of a nonzero value's last bit in x[lo, hi) (its ulp's: pos of position()),
  * INT_MAX when every value is 0 (or not finite: the sum says so) */
 static int lowest(const double *x, Py_ssize_t lo, Py_ssize_t hi)
@@ -466,19 +488,21 @@ static int lowest(const double *x, Py_ssize_t lo, Py_ssize_t hi)
     return best;
 }
 
-/* exact_sums(bounds, a[, b[, c[, drop]]]) -> list of int, or None.
+/* exact_sums(bounds, a[, b[, c[, drop[, lost]]]]) -> list of int, or None.
  * bounds: int64 offsets of the groups' rows ([0, n] or None: one group of every row); a, b, c float64
  * columns of one length (b and c may be None).  Each group's sum of its rows' terms times 2**1126,
  * divided by 2**drop (0 <= drop < 1126: the caller knows the terms are multiples of 2**(drop - 1126);
  * a SystemError if not): smaller integers, for a caller that only divides sums by sums.  drop -1:
  * the kernel finds it (the largest it can prove from the factors' smallest last bits: every float64
  * operation's result is a multiple of 2**d when its operands' exact result is, and every float64 a
- * multiple of 2**-1074) and returns (list, drop). */
+ * multiple of 2**-1074) and returns (list, drop).  lost 1: the answer as a tuple with one more entry,
+ * (list, lost) or (list, drop, lost), lost True if a product of some row lost bits below 2**-1074
+ * (tp_lost: its terms are not the exact product, so neither is the sum; the caller says so). */
 PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *bo, *ao, *b_o = Py_None, *co = Py_None;
-    int drop = 0;
-    if (!PyArg_ParseTuple(args, "OO|OOi", &bo, &ao, &b_o, &co, &drop))
+    int drop = 0, want_lost = 0, lost = 0;
+    if (!PyArg_ParseTuple(args, "OO|OOii", &bo, &ao, &b_o, &co, &drop, &want_lost))
         return NULL;
     if (drop < -1 || drop >= 1126) {
         PyErr_SetString(PyExc_ValueError, "exact_sums: drop must be in 0..1125, or -1");
@@ -538,11 +562,13 @@ PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
                 since += 1;
             } else if (nf == 2) {
                 double e, p = two_product(a[i], b[i], &e);
+                lost |= tp_lost(a[i], b[i], p);
                 r = add_term(&A, p) | add_term(&A, e);
                 since += 2;
             } else {
                 double e1, p1 = two_product(a[i], b[i], &e1), e2, e3;
                 double p2 = two_product(p1, c[i], &e2), p3 = two_product(e1, c[i], &e3);
+                lost |= tp_lost(a[i], b[i], p1) | tp_lost(p1, c[i], p2) | tp_lost(e1, c[i], p3);
                 r = add_term(&A, p2) | add_term(&A, e2) | add_term(&A, p3) | add_term(&A, e3);
                 since += 4;
             }
@@ -565,7 +591,9 @@ PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
     }
     nv_args_release(&in);
     if (out && automatic)
-        return Py_BuildValue("(Ni)", out, drop);
+        return want_lost ? Py_BuildValue("(NiN)", out, drop, PyBool_FromLong(lost)) : Py_BuildValue("(Ni)", out, drop);
+    if (out && want_lost)
+        return Py_BuildValue("(NN)", out, PyBool_FromLong(lost));
     return out;
 }
 
@@ -663,6 +691,7 @@ typedef struct {
     double *quot[RS_N]; /* each group's quotient of sum k by the weights' (NULL: not asked) */
     double *frac[2];    /* each group's R2 and explained variance (NULL: not asked) */
     int bad;            /* 1: a difference or a product beyond float64's range; 2: a weights' sum below 0 */
+    int lost;           /* bit k: a product of sum k lost bits below 2**-1074 (tp_lost) */
 } rs_job;
 
 /* group g's rows added into the job's accumulators (the terms of each sum in `use`); nonzero if a
@@ -672,7 +701,7 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
     const double *y = J->y, *yh = J->yh, *w = J->w, eps = DBL_EPSILON;
     const long long *ord = J->ord;
     acc_t *A = J->A;
-    int use = J->use, bad = 0;
+    int use = J->use, bad = 0, lost = 0;
     long long since = 0;
     for (Py_ssize_t ii = J->bounds[g]; ii < J->bounds[g + 1]; ii++) {
         Py_ssize_t i = ord ? (Py_ssize_t)ord[ii] : ii;
@@ -695,21 +724,25 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
 #define RS_ADD(K, X)                                                                                               \
     if (w) {                                                                                                       \
         t[0] = two_product((X), w[i], &t[1]);                                                                      \
+        lost |= tp_lost((X), w[i], t[0]) << (K);                                                                   \
         bad |= add_term(&A[K], t[0]) | add_term(&A[K], t[1]);                                                      \
     } else                                                                                                         \
         bad |= add_term(&A[K], (X));
 #define RS_ADD2(K, X)                                                                                              \
     {                                                                                                              \
         double e1, p1 = two_product((X), (X), &e1);                                                                \
+        int l = tp_lost((X), (X), p1);                                                                             \
         if (w) {                                                                                                   \
             t[0] = two_product(p1, w[i], &t[1]);                                                                   \
             t[2] = two_product(e1, w[i], &t[3]);                                                                   \
+            l |= tp_lost(p1, w[i], t[0]) | tp_lost(e1, w[i], t[2]);                                                \
             nt = 4;                                                                                                \
         } else {                                                                                                   \
             t[0] = p1;                                                                                             \
             t[1] = e1;                                                                                             \
             nt = 2;                                                                                                \
         }                                                                                                          \
+        lost |= l << (K);                                                                                          \
         for (int j = 0; j < nt; j++)                                                                               \
             bad |= add_term(&A[K], t[j]);                                                                          \
     }
@@ -742,6 +775,7 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
             since = 0;
         }
     }
+    J->lost |= lost;
     return bad;
 }
 
@@ -829,7 +863,7 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
 }
 
 /* regression_sums(bounds, y, yhat, w, mask, scaled[, means[, order[, fracs]]]) -> (sums, drops[,
- * quotients]) or an int code.
+ * quotients], lost) or an int code.
  * Each group's sums of w y, w y^2, w r, w r^2, w |r|, w max(r, 0), w |r| / max(|y|, eps) and w (r =
  * y - yhat, each row's own rounded difference; w absent: 1), the products exact as exact_sums makes
  * them (the same terms: two_product(y, y) then each times w, ...), in one pass without the n-sized
@@ -846,6 +880,17 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
  * sy^2, each correctly rounded from the exact sums, NaN where the spread is 0: _group_value's rule).
  * order: None, or int64 row numbers (a permutation's bytes: group_order's): the rows read in that order,
  * row i of the groups being y[order[i]] (no gathered copies of the columns: the reads prefetched).
+ * lost: bit k set when a product of sum k (of any group; made as an integer, a quotient or for a
+ * fraction) lost bits below 2**-1074 (tp_lost): that sum, and the quotients and fractions read from
+ * it, are not the exact numbers, and the caller refuses the measures that read it (a sum without a
+ * product, unweighted w y, w r, w |r|, ..., never loses a bit).  Refused (summaries/regression.py,
+ * lost_why), not computed on the targets and predictions scaled by a power of two (exact, and R2 and
+ * the explained variance do not change with it): a stream, a Metric or a Dask partition sees its rows
+ * one part at a time, and the scale that would save every part is known only once every part is in,
+ * while their sums must merge with the same bits in any order; and MSE, RMSE, the deviances would
+ * have to be scaled back, correctly rounded only where the value is a normal float64.  Only data of
+ * about 1e-150 or smaller (a square's last bits below 2**-1074), subnormals, or such residuals times
+ * small weights are refused; the common case costs one comparison a product (|p| >= 2**-968).
  * Codes: 1, a target minus its prediction (or the ratio of MAPE) beyond float64's range; 2, a
  * product beyond it (code 1 first, as the numpy form checks r before any product). */
 PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
@@ -983,7 +1028,7 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         for (int f = 0; f < 2; f++)
             J->frac[f] = quot[RS_N + f] ? (double *)PyBytes_AS_STRING(quot[RS_N + f]) : NULL;
     }
-    int bad = 0;
+    int bad = 0, lost = 0;
     if (!mask) { /* quotients only: no Python object made, the groups in two halves on two threads */
         Py_ssize_t mid = 0;
         while (mid < G && bounds[mid] < lo + (hi - lo) / 2)
@@ -999,6 +1044,7 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
             rs_groups(&jobs[1]);
         NOGIL_END
         bad = jobs[0].bad ? jobs[0].bad : jobs[1].bad;
+        lost = jobs[0].lost | jobs[1].lost;
     } else { /* the integers made group by group, with the GIL */
         rs_job *J = &jobs[0];
         for (Py_ssize_t g = 0; g < G && !bad; g++) {
@@ -1012,6 +1058,7 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
                 PyList_SET_ITEM(lists[k], g, v);
             }
         }
+        lost = J->lost;
     }
     if (bad == 2) {
         PyErr_SetString(PyExc_ValueError, "regression_sums: a negative sum of weights");
@@ -1058,11 +1105,11 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         }
         PyTuple_SET_ITEM(qs, k, quot[k]);
     }
-    if (PyTuple_GET_SIZE(args) < 7) { /* no `means` given: the pair of before */
+    if (PyTuple_GET_SIZE(args) < 7) { /* no `means` given: no quotients */
         Py_DECREF(qs);
-        return Py_BuildValue("(NN)", sums, dr);
+        return Py_BuildValue("(NNi)", sums, dr, lost);
     }
-    return Py_BuildValue("(NNN)", sums, dr, qs);
+    return Py_BuildValue("(NNNi)", sums, dr, qs, lost);
 fail:
     for (int k = 0; k < RS_N + 2; k++) {
         Py_XDECREF(k < RS_N ? lists[k] : NULL);

@@ -131,13 +131,23 @@ def test_every_measure_per_group_is_each_group_alone(weighted, scale):
     y = np.round(rng.normal(size=n) * 3 + 10, 2) * scale
     p = np.round(y / scale + rng.normal(size=n), 1) * scale
     w = rng.integers(0, 4, n) * 0.25 if weighted else None
+    measures = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = perfeval.evaluate(y, p, groups=g, sample_weight=w, measures=REGRESSION, task="regression")
+        for name in REGRESSION:  # at 1e-300 the products lose bits below 2**-1074: their measures refuse
+            try:
+                perfeval.evaluate(y, p, groups=g, sample_weight=w, measures=[name], task="regression")
+                measures.append(name)
+            except perfeval.InvalidDataError as e:
+                assert scale == 1e-300 and "2**-1074" in str(e), (name, e)
+                with pytest.raises(perfeval.InvalidDataError, match=r"2\*\*-1074"):  # and so does the whole
+                    perfeval.evaluate(y, p, sample_weight=w, measures=[name], task="regression")
+        assert "MAE" in measures or weighted  # unweighted: no product
+        r = perfeval.evaluate(y, p, groups=g, sample_weight=w, measures=measures, task="regression")
         for i, key in enumerate(r.groups.tolist()):
             m = g == key
             alone = perfeval.evaluate(
-                y[m], p[m], sample_weight=None if w is None else w[m], measures=REGRESSION, task="regression"
+                y[m], p[m], sample_weight=None if w is None else w[m], measures=measures, task="regression"
             )
             for lab, res in r.results.items():
                 a, b = float(res.per_group[i]), alone[lab]

@@ -1712,6 +1712,8 @@ def regression_state(summary: Any) -> dict[str, Any]:
 
 def regression_from_state(state: Any, specs: list[MeasureSpec]) -> Any:
     """The summary :func:`regression_state` wrote, checked to be of the measures ``specs``."""
+    from dataclasses import replace
+
     from perfeval.engine.regression import empty_summary
     from perfeval.summaries.regression import RegressionSummary
 
@@ -1737,7 +1739,11 @@ def regression_from_state(state: Any, specs: list[MeasureSpec]) -> Any:
     )
     if not all(isinstance(getattr(summary, k), int) for k in ints):
         raise ValueError("a regression summary whose sums are not whole numbers")
-    return summary
+    if not isinstance(summary.lost, (frozenset, set, list, tuple)) or not all(
+        isinstance(k, str) for k in summary.lost
+    ):
+        raise ValueError("a regression summary whose inexact sums are not named")
+    return replace(summary, lost=frozenset(summary.lost))  # a state as plain values: a list
 
 
 def _joined_ids(

@@ -31,10 +31,12 @@ from perfeval.summaries.regression import (
     ROW_SUMS,
     SKLEARN_EPS,
     TM_MAPE_EPS,
+    LostBits,
     RegressionSummary,
     deviance_rows,
     grouped_quantiles,
     log_rows,
+    lost_why,
     ratio,
     row_means,
     row_sums,
@@ -282,7 +284,10 @@ def summary_values(specs: list[MeasureSpec], summary: RegressionSummary) -> dict
     """Every measure of ``specs`` finished from one summary."""
     out = {}
     for s in specs:
-        f = s.measure.function()(summary, **s.kwargs)
+        try:
+            f = s.measure.function()(summary, **s.kwargs)
+        except LostBits:  # said under the measure's label
+            raise InvalidDataError(lost_why(s.label, s.measure.name)) from None
         r = MeasureResult.single(s, float(f.value))
         if f.why:
             r.why = f.why
@@ -326,14 +331,17 @@ def summary_report(
 
 
 # -- every group at once -----------------------------------------------------------------------------
-def _group_products(starts: np.ndarray, *factors: np.ndarray | None) -> tuple[np.ndarray, int]:
+def _group_products(
+    starts: np.ndarray, *factors: np.ndarray | None, lost: list[bool] | None = None
+) -> tuple[np.ndarray, int]:
     """Each group's exact sum of the products of ``factors`` (None left out; rows sorted by group,
     ``starts`` each group's first row) as ``(sums, d)``: an object array of Python integers, each
     group's sum divided by ``2**d`` (one compiled pass:
     :func:`perfeval.summaries.regression.scaled_sums`), integers as small as the data allows.
+    ``lost``: appended whether a product lost bits below ``2**-1074`` (the sums not exact).
     """
     fs = [f for f in factors if f is not None]
-    got = scaled_sums(np.append(starts, len(fs[0])), *fs)
+    got = scaled_sums(np.append(starts, len(fs[0])), *fs, lost=lost)
     if got is None:
         raise InvalidDataError(
             "a product of a target, a prediction and a weight is beyond the range of a 64-bit float"
@@ -369,6 +377,11 @@ class _GroupSums:
     ``order`` (None: the rows are sorted by group already): the rows' order by group, ``y``, ``s``
     and ``w`` in the caller's order; the compiled pass reads them through it, and the sorted columns
     (:attr:`y`, :attr:`s`, :attr:`w`) are gathered only when a measure reads them.
+
+    A sum a product of which lost bits below ``2**-1074`` (in any group) is not exact: reading it
+    (:meth:`get`, :meth:`mean`, :meth:`compiled`) raises
+    :class:`~perfeval.summaries.regression.LostBits`, which :func:`_checked_value` says under the
+    measure's label (a sum no measure reads refuses nothing).
     """
 
     def __init__(
@@ -388,13 +401,18 @@ class _GroupSums:
         self.ends = np.append(starts[1:], len(y)) if len(starts) else starts  # no group: no end
         self._made: dict[str, tuple[np.ndarray, int]] = {}
         self._means: dict[str, np.ndarray] = {}
+        self._lost: set[str] = set()  # the sums a product of which lost bits
         bounds = np.append(starts, len(y))
         try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
             if (means or fractions) and not keys:  # the rows read through the order, on two threads
-                self._means, made = row_means(bounds, y, s, w, means, order=order, fractions=fractions)
+                self._means, made = row_means(
+                    bounds, y, s, w, means, order=order, fractions=fractions, lost=self._lost
+                )
             else:  # integers (a pass to find their scale first): the columns gathered, read twice
                 y, s, w = self.y, self.s, self.w
-                self._means, made = row_means(bounds, y, s, w, means, (*keys, "weight"), fractions=fractions)
+                self._means, made = row_means(
+                    bounds, y, s, w, means, (*keys, "weight"), fractions=fractions, lost=self._lost
+                )
         except OverflowError as e:
             raise InvalidDataError(str(e)) from None
         for k, (v, d) in made.items():
@@ -439,26 +457,44 @@ class _GroupSums:
     def made(self, key: str, *factors: np.ndarray | None) -> tuple[np.ndarray, int]:
         """The sums ``key`` (made from ``factors`` times the weights on first need) and their scale."""
         if key not in self._made:
+            lost: list[bool] = []
             if key == "weight" and self.w is None:
                 self._made[key] = ((self.ends - self.starts).astype(object), 0)
             elif key == "weight":
                 self._made[key] = _group_products(self.starts, self.w)
             elif key in ROW_SUMS and not factors:  # a row sum made only as a mean: its integers now
                 bounds = np.append(self.starts, len(self.y))
-                ((v, d),) = row_sums(bounds, self.y, self.s, self.w, (key,), scaled=True).values()
+                got = row_sums(bounds, self.y, self.s, self.w, (key,), scaled=True, lost=self._lost)
+                ((v, d),) = got.values()
                 arr = np.empty(len(self.starts), dtype=object)
                 arr[:] = v
                 self._made[key] = (arr, d)
             else:
-                self._made[key] = _group_products(self.starts, *factors, self.w)
+                self._made[key] = _group_products(self.starts, *factors, self.w, lost=lost)
+            if any(lost):
+                self._lost.add(key)
         return self._made[key]
+
+    def exact(self, *keys: str) -> None:
+        """Nothing if the sums ``keys`` are exact in every group.
+
+        Raises
+        ------
+        LostBits
+            A product of one of them lost bits below ``2**-1074``.
+        """
+        if any(k in self._lost for k in keys):
+            raise LostBits("")
 
     def compiled(self, name: str) -> np.ndarray | None:
         """Each group's ``name`` (R2, EXPVAR) finished in the compiled pass, or None (not asked)."""
+        if name in self._means:
+            self.exact(*_SUMS[name])
         return self._means.get(name)
 
     def mean(self, key: str) -> np.ndarray:
         """Each group's sum ``key`` over its weights' sum, correctly rounded (NaN where that is 0)."""
+        self.exact(key)
         if key in self._means:
             return self._means[key]
         return _divide(*self.get(key, "weight"))
@@ -466,6 +502,7 @@ class _GroupSums:
     def get(self, *keys: str) -> list[np.ndarray]:
         """The sums ``keys`` at one scale (each group's exact sums divided by one power of two)."""
         got = [self.made(k) for k in keys]
+        self.exact(*keys)
         d = min(e for _, e in got)
         return [v if e == d else np.left_shift(v, e - d) for v, e in got]
 
@@ -537,6 +574,16 @@ def _means_of(specs: list[MeasureSpec]) -> tuple[tuple[str, ...], tuple[str, ...
     fractions = tuple(dict.fromkeys(n for n in names if n in _FRACTIONS))
     rest = [sp for sp in specs if sp.measure.name not in _MEANS and sp.measure.name not in _FRACTIONS]
     return _sums_of(rest), means, fractions
+
+
+def _checked_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
+    """:func:`_group_value`, a sum it reads that is not exact said under the measure's label (the
+    line of the summary's path: :func:`summary_values`).
+    """
+    try:
+        return _group_value(sp, gs)
+    except LostBits:
+        raise InvalidDataError(lost_why(sp.label, sp.measure.name)) from None
 
 
 def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
@@ -814,7 +861,7 @@ def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str)
         starts = bounds[:-1]
         keys_, means, fractions = _means_of(specs)
         gs = _GroupSums(y, s, w, starts, keys_, means, order=order, fractions=fractions)
-        values = {sp.label: _group_value(sp, gs) for sp in specs}
+        values = {sp.label: _checked_value(sp, gs) for sp in specs}
         return grouped_report(
             specs,
             keys,

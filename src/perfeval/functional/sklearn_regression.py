@@ -178,6 +178,8 @@ def mean_absolute_percentage_error(
     (perfeval's MAPE says NaN there instead).
     """
     sums, mo = _mean_of("mean_absolute_percentage_error", y_true, y_pred, sample_weight, multioutput)
+    for s in sums:
+        s.exact("MAPE", "sape")
     return _average(np.array([ratio(s.sape, s.weight) for s in sums]), mo)
 
 

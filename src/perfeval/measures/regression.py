@@ -25,9 +25,10 @@ from perfeval.measures.multiclass import Finished
 from perfeval.summaries.regression import (
     SKLEARN_EPS,
     TM_MAPE_EPS,
+    LostBits,
     RegressionSummary,
+    checked_products,
     deviance_rows,
-    exact_products,
     ratio,
     weighted_median,
     weighted_quantile,
@@ -108,18 +109,28 @@ def _mean(s: RegressionSummary, total: int) -> Finished:
 
 
 def mae(s: RegressionSummary) -> Finished:
-    """Mean absolute error, ``sum w |r| / sum w``."""
+    """Mean absolute error, ``sum w |r| / sum w`` (refused when a product ``|r| w`` has bits below
+    ``2**-1074``: :meth:`RegressionSummary.exact`; unweighted, no product).
+    """
+    s.exact("MAE", "sabs")
     return _mean(s, s.sabs)
 
 
 def mse(s: RegressionSummary) -> Finished:
-    """Mean squared error, ``sum w r^2 / sum w``."""
+    """Mean squared error, ``sum w r^2 / sum w`` (refused when a product ``r r w`` has bits below
+    ``2**-1074``: the quotient of an inexact sum is not the correctly rounded one).
+    """
+    return _mse(s, "MSE")
+
+
+def _mse(s: RegressionSummary, name: str) -> Finished:
+    s.exact(name, "srr")
     return _mean(s, s.srr)
 
 
 def rmse(s: RegressionSummary) -> Finished:
     """Root mean squared error: the square root of :func:`mse` (as scikit-learn takes it)."""
-    f = mse(s)
+    f = _mse(s, "RMSE")
     return Finished(math.sqrt(f.value), why=f.why) if not math.isnan(f.value) else f
 
 
@@ -137,13 +148,17 @@ def _fraction_explained(s: RegressionSummary, num: int) -> Finished:
 
 def r2(s: RegressionSummary) -> Finished:
     """Coefficient of determination, ``1 - sum w r^2 / sum w (y - ybar)^2`` (``ybar`` the weighted
-    mean), from exact sums: a large mean and a small spread lose no digit.
+    mean), from exact sums: a large mean and a small spread lose no digit.  Refused when a product
+    of its sums has bits below ``2**-1074`` (:meth:`RegressionSummary.exact`: ``W syy - sy^2`` of
+    inexact sums can be any number, even below 0).
     """
+    s.exact("R2", "sy", "syy", "srr")
     return _fraction_explained(s, s.srr * s.weight)
 
 
 def explained_variance(s: RegressionSummary) -> Finished:
     """``1 - Var_w(r) / Var_w(y)``: R2 with the residuals' mean (a constant bias) forgiven."""
+    s.exact("EXPVAR", "sy", "syy", "sr", "srr")
     num, _ = s.ssr_centered()
     return _fraction_explained(s, num)
 
@@ -159,11 +174,14 @@ def mape(s: RegressionSummary, eps: str = "none") -> Finished:
     (:data:`MAPE_EPS`), a target of 0 counted as the tool counts it.
     """
     if eps == "sklearn":
+        s.exact("MAPE", "sape")
         return _mean(s, s.sape)
     if eps == "torchmetrics":
+        s.exact("MAPE", "sape_tm")
         return _mean(s, s.sape_tm)
     if s.zero_weight:
         return Finished(math.nan, why=zero_targets_why(s.zero_rows))
+    s.exact("MAPE", "sape")
     return _mean(s, s.sape)
 
 
@@ -181,6 +199,7 @@ def pinball(s: RegressionSummary, alpha: float = 0.5) -> Finished:
     """
     if s.weight == 0:
         return Finished(math.nan, why=NO_CASE)
+    s.exact("PINBALL", "spos", "sr")
     a = Fraction(float(alpha))  # exact: the float's own value
     m, d = a.numerator, a.denominator
     neg = s.spos - s.sr  # sum w max(-r, 0) = sum w max(r, 0) - sum w r, exactly
@@ -220,6 +239,7 @@ def tweedie_deviance(s: RegressionSummary, power: float = 0.0) -> Finished:
     total, bad, rows = s.deviance(power)
     if bad:
         return Finished(math.nan, why=domain_why(rows, power))
+    s.exact("TWEEDIE_DEV", f"dev{power!r}")
     return Finished(ratio(total, s.weight))
 
 
@@ -265,6 +285,7 @@ def d2_pinball_parts(s: RegressionSummary, alpha: float) -> tuple[int, int] | Fi
     """D2_PINBALL's exact numerator and denominator (the model's and the constant alpha-quantile's
     pinball losses, summed, in one scale: ``D2 = 1 - num / den``), or why there is none.
     """
+    s.exact("D2_PINBALL", "spos", "sr")
     a = Fraction(float(alpha))
     m, d = a.numerator, a.denominator
     num = m * s.spos + (d - m) * (s.spos - s.sr)
@@ -275,9 +296,11 @@ def d2_pinball_parts(s: RegressionSummary, alpha: float) -> tuple[int, int] | Fi
     try:
         if not np.isfinite(r).all():
             raise OverflowError
-        pos, tot = exact_products(np.maximum(r, 0.0), w), exact_products(r, w)
+        (pos, lost1), (tot, lost2) = checked_products(np.maximum(r, 0.0), w), checked_products(r, w)
     except OverflowError:
         return Finished(math.nan, why=D2_QUANTILE_RANGE)
+    if lost1 or lost2:
+        raise LostBits("D2_PINBALL")
     return num, m * pos + (d - m) * (pos - tot)
 
 
@@ -322,6 +345,7 @@ def d2_tweedie_parts(s: RegressionSummary, power: float) -> tuple[int, int] | Fi
     total, bad, rows = s.deviance(power)
     if bad:
         return Finished(math.nan, why=domain_why(rows, power))
+    s.exact("D2_TWEEDIE", "sy", f"dev{power!r}")
     mean = ratio(s.sy, s.weight)
     why = mean_domain_why(power, mean)
     if why:
@@ -330,7 +354,10 @@ def d2_tweedie_parts(s: RegressionSummary, power: float) -> tuple[int, int] | Fi
     dev, _ = deviance_rows(v, np.full(len(v), mean), power)
     if not np.isfinite(dev).all():
         return Finished(math.nan, why=mean_range_why(power))
-    return total, exact_products(dev, w)
+    den, lost = checked_products(dev, w)
+    if lost:
+        raise LostBits("D2_TWEEDIE")
+    return total, den
 
 
 def d2_tweedie(s: RegressionSummary, power: float = 0.0) -> Finished:
@@ -344,7 +371,9 @@ def d2_tweedie(s: RegressionSummary, power: float = 0.0) -> Finished:
         return Finished(math.nan, why=f"no Tweedie distribution has power {power:g} (0 < power < 1)")
     if s.weight == 0:
         return Finished(math.nan, why=NO_CASE)
+    s.exact("D2_TWEEDIE", "sy", "syy")  # the spread W syy - sy^2, read first
     if power == 0 or s.sst()[0] == 0:  # every target equal: no loss, whatever the formula's rounding
+        s.exact("D2_TWEEDIE", "srr")
         num, den = s.srr * s.weight, s.sst()[0]
     else:
         got = d2_tweedie_parts(s, power)
@@ -375,6 +404,7 @@ def msle(s: RegressionSummary) -> Finished:
         return Finished(math.nan, why=NO_CASE)
     if s.sle_bad:
         return Finished(math.nan, why=log_why(s.sle_bad_rows))
+    s.exact("MSLE", "sle")
     return Finished(ratio(s.sle, s.weight))
 
 

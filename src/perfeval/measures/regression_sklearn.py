@@ -17,8 +17,9 @@ import numpy as np
 from perfeval.measures import regression as R
 from perfeval.summaries.regression import (
     SKLEARN_EPS,
+    LostBits,
     RegressionSummary,
-    exact_products,
+    checked_products,
     ratio,
     weighted_median,
 )
@@ -38,8 +39,10 @@ Array = np.ndarray
 def explained(s: RegressionSummary, *, centred: bool, force_finite: bool) -> float:
     """``r2_score`` (``centred=False``) or ``explained_variance_score`` of one output: the fraction of
     the variance explained from exact sums; a target of variance 0 is 1 for a perfect prediction and
-    0 otherwise (``force_finite``), else NaN or -inf.
+    0 otherwise (``force_finite``), else NaN or -inf.  Refused (:class:`LostBits`) where a product
+    of its sums lost bits below ``2**-1074``.
     """
+    s.exact("EXPVAR" if centred else "R2", "sy", "syy", "srr", *(("sr",) if centred else ()))
     d, _ = s.sst()
     n = s.ssr_centered()[0] if centred else s.srr * s.weight
     if d != 0:
@@ -109,6 +112,7 @@ def d2_tweedie(s: RegressionSummary, y: Array, w: Array | None, p: float) -> flo
     correctly rounded mean instead, which no order of the rows changes.)
     """
     num, _, _ = s.deviance(p)
+    s.exact("D2_TWEEDIE", f"dev{p!r}")
     with np.errstate(all="ignore"):
         mean = float(np.mean(y)) if w is None else float(np.sum(y * w) / np.sum(w))
     dev = unit_deviance(y, np.full(len(y), mean), p)
@@ -119,9 +123,11 @@ def d2_tweedie(s: RegressionSummary, y: Array, w: Array | None, p: float) -> flo
     if not np.isfinite(dev).all():
         return 1.0 - ratio(num, s.weight) / math.inf
     try:
-        den = exact_products(dev, ww)
+        den, lost = checked_products(dev, ww)
     except OverflowError:
         return 1.0 - ratio(num, s.weight) / float(np.average(dev, weights=ww))
+    if lost:
+        raise LostBits("D2_TWEEDIE")
     if den == 0:
         return None
     return ratio(den - num, den)

@@ -948,6 +948,32 @@ MULTILABEL_DEFAULT = [
 _REG_TIES = "none needed: each row is scored by its own prediction."
 _REG_EDGE = "no case (no row, or every weight 0): NaN."
 _FREE_REG = "order-free: each row is scored by its own prediction (min = max = value)."
+#: the sentence of the measures whose exact sums need a product that tiny data makes inexact
+#: (csrc/exact.c, tp_lost): "always" (a square of a target, a residual or a log error), "weighted"
+#: (a row's term times its weight only), "none"
+_TINY = (
+    "a product its exact sums need ({what}) with bits below 2**-1074, float64's last (data about 1e-150 "
+    "or smaller, a subnormal), cannot be made exact: refused in one line, never an inexact number{then}."
+)
+_TINY_SCALE_FREE = (
+    ": scale the targets and the predictions (R2, the explained variance and the D^2 scores do not "
+    "change with the scale, nor with the weights')"
+)
+_TINY_SCALE = (
+    ": scale the targets and the predictions (and the value back), or the weights (a weighted mean does "
+    "not change with their scale)"
+)
+
+
+def _tiny_edge(products: str, scale_free: bool) -> str:
+    then = _TINY_SCALE_FREE if scale_free else _TINY_SCALE
+    if products == "always":
+        return "A" + _TINY.format(what="a square, times the weight", then=then)[1:]
+    return (
+        "Weighted, "
+        + _TINY.format(what="a row's term times its weight", then=then)
+        + "  Unweighted it reads no product."
+    )
 
 
 def _regression(
@@ -962,8 +988,12 @@ def _regression(
     edge: str = _REG_EDGE,
     ties: str = _REG_TIES,
     at_param: bool | None = None,
+    products: str = "weighted",
 ) -> None:
     # compute: a literal "module:function" string (measures/base.py says why it is not the function)
+    # products: which of its sums' products tiny data makes inexact (_tiny_edge; "none": no sentence)
+    if products != "none":
+        edge = edge + "  " + _tiny_edge(products, direction == "higher")
     REGISTRY.register(
         Measure(
             name=name,
@@ -1000,6 +1030,7 @@ _regression(
     "sum_i w_i (y_i - yhat_i)^2 / sum_i w_i, from exact sums (each product made exact by two-product "
     "splitting; rounded once).  On a 0/1 target `mse` is BRIER; on a regression target it is this.",
     compute="perfeval.measures.regression:mse",
+    products="always",
 )
 _regression(
     "RMSE_REG",
@@ -1008,6 +1039,7 @@ _regression(
     "the square root of MSE_REG (scikit-learn's root_mean_squared_error).  On a 0/1 target `rmse` is "
     "PERF's RMS (unchanged, in the classic command too); on a regression target it is this.",
     compute="perfeval.measures.regression:rmse",
+    products="always",
 )
 _regression(
     "R2",
@@ -1020,6 +1052,7 @@ _regression(
     direction="higher",
     edge="every target equal (no variance): NaN, 0/0 or -inf (scikit-learn's r2_score gives 1 or 0 with "
     "force_finite=True, its default).  No case: NaN.",
+    products="always",
 )
 _regression(
     "EXPVAR",
@@ -1030,6 +1063,7 @@ _regression(
     compute="perfeval.measures.regression:explained_variance",
     direction="higher",
     edge="every target equal: NaN (scikit-learn gives 1 or 0 with force_finite=True).  No case: NaN.",
+    products="always",
 )
 _regression(
     "MAPE",
@@ -1061,6 +1095,7 @@ _regression(
     "total, or, when it reaches it exactly, the mean of it and the next (numpy's median for equal "
     "weights; scikit-learn's averaged inverted CDF).  Keeps every residual (sorted, with its weight).",
     compute="perfeval.measures.regression:median_absolute_error",
+    products="none",
 )
 _regression(
     "PINBALL",
@@ -1616,6 +1651,7 @@ _regression(
     "ZeroDivisionError).  A row outside the power's domain (as TWEEDIE_DEV), or a power < 0 and a "
     "mean of the targets <= 0 (which has no deviance): NaN, and why.  0 < power < 1: refused.  No case: "
     "NaN.",
+    products="always",
 )
 # -- issue 34: slices (docs/slices.md) -------------------------------------------------------------------
 _binary(
@@ -1653,6 +1689,7 @@ _regression(
     "counts the row once; scikit-learn's max_error takes no weights, and one output only).  A maximum: "
     "kept as it is, merged in any order with the same bits.",
     compute="perfeval.measures.regression:max_error",
+    products="none",
 )
 REGISTRY.amend(
     "MAXERR",
@@ -1675,6 +1712,7 @@ _regression(
     "splitting), the mean rounded once.",
     compute="perfeval.measures.regression:msle",
     edge=_MSLE_EDGE,
+    products="always",
 )
 _regression(
     "RMSLE",
@@ -1683,4 +1721,5 @@ _regression(
     "the square root of MSLE (scikit-learn's root_mean_squared_log_error).",
     compute="perfeval.measures.regression:rmsle",
     edge=_MSLE_EDGE,
+    products="always",
 )

@@ -65,8 +65,8 @@ from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
 from perfeval.summaries.regression import (
     TM_MAPE_EPS,
     RegressionSummary,
+    checked_products,
     deviance_rows,
-    exact_products,
     exact_sum,
     log_rows,
     row_sums,
@@ -219,8 +219,9 @@ class Replicas:
         """The summary of the cases weighted by ``v``: the sums the measures read (the others 0)."""
         if self.whole:
             return RegressionSummary.from_checked(self.y, self.s, v, **self.need)
+        lost: set[str] = set()  # the sums a product of which lost bits (the measures reading one refuse)
         try:
-            got = row_sums(None, self.y, self.s, v, (*self.keys, "weight"))
+            got = row_sums(None, self.y, self.s, v, (*self.keys, "weight"), lost=lost)
         except OverflowError as e:
             raise InvalidDataError(
                 f"a bootstrap replicate: {e} (a case weighs up to ~20 times its weight)"
@@ -232,20 +233,27 @@ class Replicas:
             fields["zero_rows"] = int(np.count_nonzero(v[self.zero] > 0))
         if self.devs:
             fields["powers"] = self.need["powers"]
-            fields["dev"] = tuple(exact_products(d, v) for d, _ in self.devs)
+            devs = [checked_products(d, v) for d, _ in self.devs]
+            fields["dev"] = tuple(t for t, _ in devs)
+            lost.update(f"dev{p!r}" for p, (_, bits) in zip(self.need["powers"], devs, strict=True) if bits)
             fields["bad"] = tuple(exact_sum(v[~ok]) for _, ok in self.devs)
             fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
         if self.tm_mape is not None:
-            fields.update(mape_tm=True, sape_tm=exact_products(self.tm_mape, v))
+            sape_tm, bits = checked_products(self.tm_mape, v)
+            fields.update(mape_tm=True, sape_tm=sape_tm)
+            if bits:
+                lost.add("sape_tm")
         if self.sle is not None:
             d, ok = self.sle
             try:
-                sle = exact_products(d, d, v)
+                sle, bits = checked_products(d, d, v)
             except OverflowError:
                 raise InvalidDataError(
                     "a bootstrap replicate: a squared log error times a weight is beyond the range of a "
                     "64-bit float (a case weighs up to ~20 times its weight)"
                 ) from None
+            if bits:
+                lost.add("sle")
             bad = v[~ok]
             fields.update(
                 msle=True, sle=sle, sle_bad=exact_sum(bad), sle_bad_rows=int(np.count_nonzero(bad > 0))
@@ -255,7 +263,7 @@ class Replicas:
             fields.update(maxerr=True, maxabs=float(drawn.max()) if len(drawn) else 0.0)
         if self.order is not None:  # every case, sorted by |r|, with its weight (0: no case)
             fields.update(medae=True, absres=self.sorted_abs, absw=v[self.order])
-        return RegressionSummary(**fields)
+        return RegressionSummary(**fields, lost=frozenset(lost))
 
     def values(self, v: np.ndarray) -> np.ndarray:
         """Every measure on the cases weighted by ``v`` (NaN where undefined)."""

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from perfeval import _native
+from perfeval.exceptions import InvalidDataError
 
 __all__ = [
     "RegressionSummary",
@@ -43,6 +44,9 @@ __all__ = [
     "exact_sums",
     "scaled_sums",
     "exact_products",
+    "checked_products",
+    "lost_why",
+    "LostBits",
     "deviance_rows",
     "log_rows",
     "ratio",
@@ -95,19 +99,61 @@ def exact_sums(bounds: Array | None, *factors: Array | None) -> list[int] | None
     return _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), 0)
 
 
-def scaled_sums(bounds: Array | None, *factors: Array | None) -> tuple[list[int], int] | None:
+def scaled_sums(
+    bounds: Array | None, *factors: Array | None, lost: list[bool] | None = None
+) -> tuple[list[int], int] | None:
     """:func:`exact_sums` as ``(sums, d)``: each group's exact sum is ``sums[g] * 2**d``, ``d`` the
     largest power of two the kernel proves divides every term (from the factors' smallest last bits;
     at least -1074): integers of a few words for data of a few magnitudes, not the ``2**SHIFT``
-    scale, for a caller that divides sums by sums.
+    scale, for a caller that divides sums by sums.  ``lost``: a list appended whether a product of
+    some row lost bits below ``2**-1074`` (then the sums are not exact: :class:`LostBits`).
     """
     fs = [_f64(f).ravel() for f in factors if f is not None]
     b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
-    got = _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), -1)
+    got = _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), -1, 1)
     if got is None:
         return None
-    sums, drop = got
+    sums, drop, bits = got
+    if lost is not None:
+        lost.append(bits)
     return sums, drop - SHIFT
+
+
+#: the measures whose value does not change when the targets and the predictions are scaled (MAPE:
+#: but for its floor of ``|y|``)
+_SCALE_FREE = ("R2", "EXPVAR", "D2_TWEEDIE", "D2_PINBALL", "D2_AE")
+
+
+def lost_why(label: str, name: str | None = None) -> str:
+    """The one line that refuses the measure ``label`` (its registry name ``name``: the label's
+    when None) when a sum it reads lost bits (:class:`LostBits`): what is too small, and what to do.
+    """
+    name = label if name is None else name
+    head = (
+        f"{label}: a product of targets, predictions and weights has bits below 2**-1074 (the smallest "
+        "64-bit float), so the exact sums it needs cannot be formed"
+    )
+    if name in _SCALE_FREE:
+        return head + (
+            "; scale the targets and the predictions: R2 and the explained variance do not change with "
+            "the scale (nor do the D^2 scores, nor any of them with the weights' scale)"
+        )
+    return head + (
+        "; scale the targets and the predictions (and the value back), or the weights (a weighted mean "
+        "does not change with their scale)"
+    )
+
+
+class LostBits(InvalidDataError):
+    """A sum the measure ``name`` reads is not exact: a product of a target, a prediction, a weight
+    (or a row's term) has bits below ``2**-1074``, float64's last, so Dekker's two-product loses
+    them (csrc/exact.c, ``tp_lost``).  The message is :func:`lost_why`'s line; the engine says it
+    again under the measure's label (``name``: kept for that).
+    """
+
+    def __init__(self, name: str):
+        super().__init__(lost_why(name))
+        self.name = name
 
 
 #: the sums :func:`row_sums` makes, in the compiled kernel's order
@@ -128,6 +174,7 @@ def row_sums(
     keys: tuple[str, ...] = ROW_SUMS,
     *,
     scaled: bool = False,
+    lost: set[str] | None = None,
 ) -> dict[str, tuple[list[int], int]]:
     """Each group's exact sums ``keys`` of :data:`ROW_SUMS` (``w y``, ``w y^2``, ``w r``, ``w r^2``,
     ``w |r|``, ``w max(r, 0)``, ``w |r| / max(|y|, eps)``, ``w``; ``r = y - yhat``; no weights: 1),
@@ -135,7 +182,8 @@ def row_sums(
     :func:`exact_products` makes of the numpy columns, without them), as ``{key: (sums, d)}``: each
     group's sum is ``sums[g] * 2**d``; ``d`` is ``-SHIFT`` unless ``scaled``: then one ``d`` for
     every key, the largest power of two the kernel proves divides every term of every key (as
-    :func:`scaled_sums` finds it), so that sums of one degree divide as they are.
+    :func:`scaled_sums` finds it), so that sums of one degree divide as they are.  ``lost``: a set
+    given the keys of the sums a product of which lost bits below ``2**-1074`` (:class:`LostBits`).
 
     Raises
     ------
@@ -155,7 +203,9 @@ def row_sums(
     )
     if isinstance(got, int):
         raise OverflowError(_TOO_BIG[got])
-    sums, drops = got
+    sums, drops, bits = got
+    if lost is not None:
+        lost.update(k for i, k in enumerate(ROW_SUMS) if bits >> i & 1)
     return {k: (sums[ROW_SUMS.index(k)], drops[ROW_SUMS.index(k)] - SHIFT) for k in keys}
 
 
@@ -169,6 +219,7 @@ def row_means(
     *,
     order: Array | None = None,
     fractions: tuple[str, ...] = (),
+    lost: set[str] | None = None,
 ) -> tuple[dict[str, Array], dict[str, tuple[list[int], int]]]:
     """Each group's exact sums ``means`` (of :data:`ROW_SUMS`) divided by its weights' (no weights:
     its rows'), each quotient correctly rounded in the compiled pass (``regression_sums``: the bits of
@@ -178,7 +229,8 @@ def row_means(
     the groups' rows are ``y[order]``, ...), read through it without gathering the columns.
     ``fractions``: ``"R2"`` and/or ``"EXPVAR"``, each group's ``(S - srr W) / S`` and ``(S - (W srr -
     sr^2)) / S`` with ``S = W syy - sy^2``, from the exact sums, rounded once (NaN where ``S`` is 0),
-    in the quotients under those names.
+    in the quotients under those names.  ``lost``: as :func:`row_sums` (every sum the pass made,
+    those of the quotients and the fractions too).
 
     Raises
     ------
@@ -194,7 +246,9 @@ def row_means(
     got = _native.regression_sums(b, _f64(y), _f64(yhat), wf, mask, True, asked, o, fracs)
     if isinstance(got, int):
         raise OverflowError(_TOO_BIG[got])
-    sums, drops, quotients = got
+    sums, drops, quotients, bits = got
+    if lost is not None:
+        lost.update(k for i, k in enumerate(ROW_SUMS) if bits >> i & 1)
     out = {k: np.frombuffer(quotients[ROW_SUMS.index(k)], np.float64) for k in means}
     for f in fractions:
         out[f] = np.frombuffer(quotients[len(ROW_SUMS) + _FRACTIONS.index(f)], np.float64)
@@ -237,16 +291,36 @@ def exact_products(*factors: Array | None) -> int:
     return got[0]
 
 
+def checked_products(*factors: Array | None) -> tuple[int, bool]:
+    """:func:`exact_products`, and whether a product of some row lost bits below ``2**-1074`` (then
+    the integer is not the exact sum: :class:`LostBits`).
+
+    Raises
+    ------
+    OverflowError
+        As :func:`exact_products`.
+    """
+    fs = [_f64(f).ravel() for f in factors if f is not None]
+    got = _native.exact_sums(None, *fs, *(None,) * (3 - len(fs)), 0, 1)
+    if got is None:
+        raise OverflowError(
+            "a product of a target, a prediction and a weight is beyond the range of a 64-bit float"
+        )
+    sums, lost = got
+    return sums[0], lost
+
+
 def ratio(num: int, den: int) -> float:
     """``num / den`` correctly rounded (Python's int / int: one rounding of the exact quotient);
-    NaN when ``den`` is 0, +-inf beyond float64's range.
+    NaN when ``den`` is 0, +-inf beyond float64's range (its sign by comparison: ``math.copysign``
+    of an integer beyond float64's range would overflow itself).
     """
     if den == 0:
         return math.nan
     try:
         return num / den
     except OverflowError:
-        return math.copysign(math.inf, num) * math.copysign(1.0, den)
+        return math.inf if (num > 0) == (den > 0) else -math.inf
 
 
 def deviance_rows(y: Array, mu: Array, power: float) -> tuple[Array, Array]:
@@ -328,6 +402,10 @@ class RegressionSummary:
     maxabs : float
         The largest ``|r|`` of the rows of weight > 0 (0.0 with none: no case), kept only when
         asked (``maxerr``).
+    lost : frozenset of str
+        The sums (``"sy"``, ``"srr"``, ..., ``"sape_tm"``, ``"sle"``, ``"dev" + repr(power)``) a
+        product of which lost bits below ``2**-1074``: not exact, so a measure that reads one refuses
+        (:class:`LostBits`, :func:`lost_why`).  Merged by union.
     """
 
     rows: int = 0
@@ -360,6 +438,7 @@ class RegressionSummary:
     sle_bad_rows: int = 0
     maxerr: bool = False
     maxabs: float = 0.0
+    lost: frozenset[str] = frozenset()
 
     # -- building ---------------------------------------------------------------------------------
     @classmethod
@@ -420,21 +499,14 @@ class RegressionSummary:
             w = np.asarray(w, dtype=np.float64)
         n = len(y)
         out = cls.empty(powers, medae, ydist, mape_tm, msle, maxerr)
+        lost: set[str] = set()
         try:
-            sums = row_sums(None, y, yhat, w)  # the differences checked first, then the products
+            sums = row_sums(None, y, yhat, w, lost=lost)  # the differences checked first, then the products
         except OverflowError as e:
             if str(e) != _TOO_BIG[2]:
                 raise
             sums = None  # a deviance beyond the range is said first, as before
-        dev, bad, bad_rows = [], [], []
-        for p in out.powers:
-            d, ok = deviance_rows(y, yhat, p)
-            if not np.isfinite(d).all():
-                raise OverflowError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
-            dev.append(exact_products(d, w))
-            out_w = ~ok if w is None else (~ok) & (w > 0)
-            bad.append(int(out_w.sum()) << SHIFT if w is None else exact_sum(w[~ok]))
-            bad_rows.append(int(out_w.sum()))
+        dev, bad, bad_rows = _deviances(y, yhat, w, out.powers, lost)
         if sums is None:
             raise OverflowError(_TOO_BIG[2])
         sape_tm = 0
@@ -446,16 +518,20 @@ class RegressionSummary:
                     "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
                     "range of a 64-bit float"
                 )
-            sape_tm = exact_products(term, w)
+            sape_tm, bits = checked_products(term, w)
+            if bits:
+                lost.add("sape_tm")
         sle = sle_bad = sle_bad_rows = 0
         if msle:
             d, ok = log_rows(y, yhat)
             try:
-                sle = exact_products(d, d, w)
+                sle, bits = checked_products(d, d, w)
             except OverflowError:
                 raise OverflowError(
                     "a squared log error times a weight is beyond the range of a 64-bit float"
                 ) from None
+            if bits:
+                lost.add("sle")
             out_w = ~ok if w is None else (~ok) & (w > 0)
             sle_bad_rows = int(out_w.sum())
             sle_bad = sle_bad_rows << SHIFT if w is None else exact_sum(w[~ok])
@@ -487,9 +563,9 @@ class RegressionSummary:
             sape=sums["sape"][0][0],
             zero_weight=(int(zero.sum()) << SHIFT) if w is None else exact_sum(w[zero]),
             zero_rows=int(zero.sum()) if w is None else int((zero & (w > 0)).sum()),
-            dev=tuple(dev),
-            bad=tuple(bad),
-            bad_rows=tuple(bad_rows),
+            dev=dev,
+            bad=bad,
+            bad_rows=bad_rows,
             weighted=w is not None,
             absres=absres,
             absw=absw,
@@ -500,6 +576,7 @@ class RegressionSummary:
             sle_bad=sle_bad,
             sle_bad_rows=sle_bad_rows,
             maxabs=maxabs,
+            lost=frozenset(lost),
         )
 
     def folded(self, y: Array, yhat: Array, w: Array | None = None) -> RegressionSummary:
@@ -557,6 +634,7 @@ class RegressionSummary:
             sle_bad_rows=self.sle_bad_rows + other.sle_bad_rows,
             maxerr=self.maxerr,
             maxabs=max(self.maxabs, other.maxabs),
+            lost=self.lost | other.lost,
         )
 
     @staticmethod
@@ -574,6 +652,18 @@ class RegressionSummary:
         log errors, the largest absolute residual.
         """
         return self.powers, self.medae, self.ydist, self.mape_tm, self.msle, self.maxerr
+
+    def exact(self, name: str, *keys: str) -> None:
+        """Nothing if the sums ``keys`` are exact; else the measure ``name`` that reads them refuses.
+
+        Raises
+        ------
+        LostBits
+            A product of one of the sums lost bits below ``2**-1074`` (:attr:`lost`):
+            :func:`lost_why`'s line (an :class:`~perfeval.exceptions.InvalidDataError`).
+        """
+        if any(k in self.lost for k in keys):
+            raise LostBits(name)
 
     def mean(self, total: int) -> float:
         """``total / weight``, correctly rounded (a weighted mean of a row sum)."""
@@ -605,6 +695,27 @@ class RegressionSummary:
         if self.yval is None:
             raise ValueError("this summary keeps no targets (ydist=False)")
         return self.yval, self.yw
+
+
+def _deviances(
+    y: Array, yhat: Array, w: Array | None, powers: tuple[float, ...], lost: set[str]
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    """For each power, the exact sum of ``w d_p`` inside the domain, the weight and the number of
+    the rows outside it (``lost``: given ``"dev" + repr(p)`` when a product lost bits).
+    """
+    dev, bad, bad_rows = [], [], []
+    for p in powers:
+        d, ok = deviance_rows(y, yhat, p)
+        if not np.isfinite(d).all():
+            raise OverflowError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
+        total, bits = checked_products(d, w)
+        dev.append(total)
+        if bits:
+            lost.add(f"dev{p!r}")
+        out_w = ~ok if w is None else (~ok) & (w > 0)
+        bad.append(int(out_w.sum()) << SHIFT if w is None else exact_sum(w[~ok]))
+        bad_rows.append(int(out_w.sum()))
+    return tuple(dev), tuple(bad), tuple(bad_rows)
 
 
 def _merged(
