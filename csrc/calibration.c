@@ -1573,26 +1573,11 @@ PyObject *nv_logit_fit_classes(PyObject *Py_UNUSED(self), PyObject *args)
  * there (a NaN score makes its class's least and largest NaN, which separate nothing). */
 PyObject *nv_fit_why(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *so, *po, *no, *bo, *go;
-    if (!PyArg_ParseTuple(args, "OOOOO", &so, &po, &no, &bo, &go))
-        return NULL;
     nv_args in = {0};
-    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
-        nv_arg(&in, bo, NV_RAW8) < 0 || nv_arg(&in, go, NV_RAW8) < 0)
+    Py_ssize_t K = nv_chosen_groups(&in, args, "fit_why");
+    if (K < 0)
         return NULL;
-    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
-        nv_args_fail(&in, PyExc_ValueError, "fit_why: scores, pos and neg differ in length");
-        return NULL;
-    }
     const int64_t *bounds = in.v[3].buf, *groups = in.v[4].buf;
-    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "fit_why"), K = in.n[4];
-    if (G < 0)
-        return NULL;
-    for (Py_ssize_t j = 0; j < K; j++)
-        if (groups[j] < 0 || groups[j] >= G || bounds[groups[j] + 1] == bounds[groups[j]]) {
-            nv_args_fail(&in, PyExc_ValueError, "fit_why: a group out of range or without a cell");
-            return NULL;
-        }
     PyObject *res = PyByteArray_FromStringAndSize(NULL, K * 8);
     if (!res) {
         nv_args_release(&in);

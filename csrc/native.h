@@ -123,6 +123,9 @@ int nv_arg(nv_args *in, PyObject *obj, int kind);
 int nv_len_eq(const nv_args *in, int i, int j);
 /* per-group bounds: ascending offsets into `cells` entries ending at them; G groups or -1 (summary.c) */
 Py_ssize_t nv_group_bounds(nv_args *in, const int64_t *bounds, Py_ssize_t nb, Py_ssize_t cells, const char *who);
+/* (sc, pos, neg, bounds, groups) of group_totals and fit_why taken into `in` and checked; len(groups)
+ * or -1 with the error set (the message starting with `who`) and `in` released (summary.c) */
+Py_ssize_t nv_chosen_groups(nv_args *in, PyObject *args, const char *who);
 int nv_args_same_len(nv_args *in, int from, int to);
 int nv_args_fail(nv_args *in, PyObject *exc, const char *msg);
 void nv_args_release(nv_args *in);

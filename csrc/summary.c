@@ -1787,26 +1787,11 @@ PyObject *nv_group_hist_rows(PyObject *Py_UNUSED(self), PyObject *args)
  * copy of their cells and two reduceats (a third of the reasons' time over 100,000 groups). */
 PyObject *nv_group_totals(PyObject *Py_UNUSED(self), PyObject *args)
 {
-    PyObject *so, *po, *no, *bo, *go;
-    if (!PyArg_ParseTuple(args, "OOOOO", &so, &po, &no, &bo, &go))
-        return NULL;
     nv_args in = {0};
-    if (nv_arg(&in, so, NV_F64) < 0 || nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 ||
-        nv_arg(&in, bo, NV_RAW8) < 0 || nv_arg(&in, go, NV_RAW8) < 0)
+    Py_ssize_t K = nv_chosen_groups(&in, args, "group_totals");
+    if (K < 0)
         return NULL;
-    if (!nv_len_eq(&in, 0, 1) || !nv_len_eq(&in, 0, 2)) {
-        nv_args_fail(&in, PyExc_ValueError, "group_totals: scores, pos and neg differ in length");
-        return NULL;
-    }
     const int64_t *bounds = in.v[3].buf, *groups = in.v[4].buf;
-    Py_ssize_t G = nv_group_bounds(&in, bounds, in.n[3], in.n[0], "group_totals"), K = in.n[4];
-    if (G < 0)
-        return NULL;
-    for (Py_ssize_t j = 0; j < K; j++)
-        if (groups[j] < 0 || groups[j] >= G || bounds[groups[j] + 1] == bounds[groups[j]]) {
-            nv_args_fail(&in, PyExc_ValueError, "group_totals: a group out of range or without a cell");
-            return NULL;
-        }
     PyObject *Po = PyByteArray_FromStringAndSize(NULL, K * 8), *No = PyByteArray_FromStringAndSize(NULL, K * 8),
              *Oo = PyByteArray_FromStringAndSize(NULL, K);
     if (!Po || !No || !Oo) {
@@ -1848,6 +1833,37 @@ Py_ssize_t nv_group_bounds(nv_args *in, const int64_t *bounds, Py_ssize_t nb, Py
             return -1;
         }
     return G;
+}
+
+/* the arguments (sc, pos, neg, bounds, groups) of the kernels over chosen groups (group_totals here,
+ * calibration.c's fit_why) taken into `in` (in.v[0..4]) and checked: sc, pos and neg float64 arrays
+ * of one length (the cells), bounds (int64) as nv_group_bounds wants them, each of groups (int64) a
+ * group with a cell.  len(groups), or -1 with the error set (its message starting with `who`) and
+ * `in` released. */
+Py_ssize_t nv_chosen_groups(nv_args *in, PyObject *args, const char *who)
+{
+    PyObject *so, *po, *no, *bo, *go;
+    if (!PyArg_ParseTuple(args, "OOOOO", &so, &po, &no, &bo, &go))
+        return -1;
+    if (nv_arg(in, so, NV_F64) < 0 || nv_arg(in, po, NV_F64) < 0 || nv_arg(in, no, NV_F64) < 0 ||
+        nv_arg(in, bo, NV_RAW8) < 0 || nv_arg(in, go, NV_RAW8) < 0)
+        return -1;
+    if (!nv_len_eq(in, 0, 1) || !nv_len_eq(in, 0, 2)) {
+        nv_args_release(in);
+        PyErr_Format(PyExc_ValueError, "%s: scores, pos and neg differ in length", who);
+        return -1;
+    }
+    const int64_t *bounds = in->v[3].buf, *groups = in->v[4].buf;
+    Py_ssize_t G = nv_group_bounds(in, bounds, in->n[3], in->n[0], who), K = in->n[4];
+    if (G < 0)
+        return -1;
+    for (Py_ssize_t j = 0; j < K; j++)
+        if (groups[j] < 0 || groups[j] >= G || bounds[groups[j] + 1] == bounds[groups[j]]) {
+            nv_args_release(in);
+            PyErr_Format(PyExc_ValueError, "%s: a group out of range or without a cell", who);
+            return -1;
+        }
+    return K;
 }
 
 /* hist_tie_groups(pos, neg, bounds) -> (query int64, size, first, rel, sizes, P): the tie table of

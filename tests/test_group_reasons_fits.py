@@ -157,3 +157,29 @@ def test_group_totals_refuses_a_group_out_of_range_or_empty():
     for bounds, groups in (([0, 2], [1]), ([0, 2], [-1]), ([0, 0, 2], [0])):
         with pytest.raises(ValueError, match="group_totals"):
             _native.group_totals(sc, w, w, np.array(bounds, np.int64), np.array(groups, np.int64))
+
+
+@pytest.mark.parametrize("kernel", ["fit_why", "group_totals"])
+def test_chosen_groups_kernels_check_their_arguments_alike(kernel):
+    """fit_why and group_totals take (sc, pos, neg, bounds, groups) through one check
+    (csrc/summary.c nv_chosen_groups): each bad argument gets the same error, named by the kernel."""
+    from perfeval import _native
+
+    fn = getattr(_native, kernel)
+    sc, w = np.array([0.2, 0.4]), np.array([1.0, 1.0])
+    b, g = np.array([0, 2], np.int64), np.array([0], np.int64)
+    with pytest.raises(TypeError):
+        fn(sc, w, w, b)
+    with pytest.raises(TypeError):
+        fn(sc.astype(np.float32), w, w, b, g)
+    with pytest.raises(ValueError, match=f"^{kernel}: scores, pos and neg differ in length$"):
+        fn(sc, w[:1], w, b, g)
+    with pytest.raises(ValueError, match=f"^{kernel}: scores, pos and neg differ in length$"):
+        fn(sc, w, w[:1], b, g)
+    for bounds in ([0, 1], [0, 2, 1, 2], [0, 3], [-1, 2]):
+        with pytest.raises(ValueError, match=f"^{kernel}: bounds must be ascending cell offsets"):
+            fn(sc, w, w, np.array(bounds, np.int64), g)
+    for bounds, groups in (([0, 2], [1]), ([0, 2], [-1]), ([0, 0, 2], [0]), ([0, 2, 2], [1])):
+        with pytest.raises(ValueError, match=f"^{kernel}: a group out of range or without a cell$"):
+            fn(sc, w, w, np.array(bounds, np.int64), np.array(groups, np.int64))
+    assert len(fn(sc, w, w, b, g[:0])[0] if kernel == "group_totals" else fn(sc, w, w, b, g[:0])) == 0
