@@ -295,6 +295,49 @@ def test_corp_is_murphy_when_the_scores_are_already_isotonic():
     assert value(y, s, "brier_mcb") == pytest.approx(value(y, s, "brier_mcb:form=murphy"), abs=1e-15)
 
 
+def ref_murphy_rel(y, s):
+    """Murphy's REL row by row: the sum over the distinct scores p_k of n_k (p_k - ybar_k)^2 / N."""
+    out = 0.0
+    for p in sorted(set(s)):
+        ys = [yi for yi, si in zip(y, s, strict=True) if si == p]
+        out += len(ys) * (p - sum(ys) / len(ys)) ** 2 / len(y)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "spec", "form_word"),
+    [
+        ("brier_reliability", "brier_mcb", "reliability"),
+        ("brier_rel", "brier_mcb", "reliability"),
+        ("Brier_Rel", "brier_mcb", "reliability"),
+        ("brier_resolution", "brier_dsc", "resolution"),
+        ("brier_res", "brier_dsc", "resolution"),
+    ],
+)
+def test_murphys_names_are_refused_not_corps_number(name, spec, form_word, tmp_path, capsys):
+    """brier_reliability named BRIER_MCB's default, CORP's miscalibration, not Murphy's reliability
+    (another number: 0.0833 against 0.0938 here): an alias carries no parameters, so Murphy's names
+    are unknown measures whose error names the spec that is Murphy's, and that spec's value is his.
+    """
+    from perfeval.cli.main import main
+    from perfeval.exceptions import UnknownMeasureError
+
+    # shares of positives 0.5, 0.25, 1.0 at 0.2, 0.6, 0.8: not isotonic, so the PAV pools two scores
+    y = [0, 1, 0, 0, 0, 1, 1, 1]
+    s = [0.2, 0.2, 0.6, 0.6, 0.6, 0.6, 0.8, 0.8]
+    with pytest.raises(UnknownMeasureError, match=rf"Murphy's \(1973\) {form_word} is {spec}:form=murphy"):
+        perfeval.evaluate(y, s, measures=[name])
+    murphy, corp = value(y, s, f"{spec}:form=murphy"), value(y, s, spec)
+    if spec == "brier_mcb":
+        assert murphy == pytest.approx(ref_murphy_rel(y, s), abs=1e-15)
+    assert murphy == pytest.approx(0.09375, abs=1e-15) and corp == pytest.approx(1 / 12, abs=1e-15)
+    f = tmp_path / "d.csv"
+    f.write_text("y,s\n" + "".join(f"{a},{b}\n" for a, b in zip(y, s, strict=True)))
+    assert main(["eval", str(f), "--target", "y", "--score", "s", "-m", name]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{spec}:form=murphy" in err[0] and "Traceback" not in err[0]
+
+
 # -- the torchmetrics dialect and its explain rows -------------------------------------------------------
 @pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
 def test_torchmetrics_dialect_is_torchmetrics_number(case):

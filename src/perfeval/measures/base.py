@@ -283,6 +283,7 @@ class Registry:
     def __init__(self) -> None:
         self._measures: dict[str, Measure] = {}
         self._names: dict[str, str] = {}
+        self._refused: dict[str, str] = {}
 
     def register(self, m: Measure) -> Measure:
         keys = [m.name, *m.aliases]
@@ -290,10 +291,22 @@ class Registry:
             low = k.lower()
             if low in self._names:
                 raise ValueError(f"measure name {k!r} of {m.name} is already used by {self._names[low]}")
+            if low in self._refused:
+                raise ValueError(f"measure name {k!r} of {m.name} is refused: {self._refused[low]}")
         self._measures[m.name] = m
         for k in keys:
             self._names[k.lower()] = m.name
         return m
+
+    def refuse(self, name: str, why: str) -> None:
+        """Make ``name`` an unknown measure whose error says ``why`` (what to write instead): a name
+        the literature gives a definition other than the measure it would be an alias of (an alias
+        carries no parameters, so it would mean that measure's default form: another number).
+        """
+        low = name.lower()
+        if low in self._names:
+            raise ValueError(f"measure name {name!r} is already used by {self._names[low]}")
+        self._refused[low] = why
 
     def amend(self, name: str, **changes: Any) -> Measure:
         """The measure ``name`` (canonical) with ``changes`` to its documentation fields, in place of
@@ -327,6 +340,8 @@ class Registry:
                     f"PERF option {name!r} selects {len(hits)} measures ({', '.join(m.name for m in hits)}); "
                     "name one of them"
                 )
+        if key in self._refused:
+            raise UnknownMeasureError(f"unknown measure {name!r}: {self._refused[key]}")
         if key not in self._names:
             close = difflib.get_close_matches(key, list(self._names), n=3)
             hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""

@@ -1426,7 +1426,9 @@ _BRIER_IDENTITY = (
     "BS = MCB - DSC + UNC (BRIER; in both forms, checked to 1e-12 in the tests).  murphy: REL = sum over "
     "the distinct scores s of n_s (s - o_s)^2 / n, RES = sum of n_s (o_s - o)^2 / n, o_s the share of "
     "positives at s, o overall; corp: c the weighted isotonic (PAV) regression of o_s on s (the ties "
-    "pooled first), MCB = BS(s) - BS(c), DSC = BS(o) - BS(c)."
+    "pooled first), MCB = BS(s) - BS(c), DSC = BS(o) - BS(c).  Murphy's names brier_reliability, "
+    "brier_rel, brier_resolution, brier_res are no aliases (an alias means the default form, CORP's: "
+    "another number): they are refused, naming brier_mcb:form=murphy or brier_dsc:form=murphy."
 )
 
 
@@ -1476,8 +1478,8 @@ _binary(
 )
 _binary(
     "BRIER_MCB",
-    "Brier score's miscalibration (reliability)",
-    ("brier_reliability", "brier_rel", "mcb", "miscalibration"),
+    "Brier score's miscalibration (form=murphy: Murphy's reliability)",
+    ("mcb", "miscalibration"),
     "the miscalibration part of the Brier score: " + _BRIER_IDENTITY,
     _CAL_EDGE,
     params=(_CAL_FORM,),
@@ -1488,8 +1490,8 @@ _binary(
 )
 _binary(
     "BRIER_DSC",
-    "Brier score's discrimination (resolution)",
-    ("brier_resolution", "brier_res", "dsc", "discrimination"),
+    "Brier score's discrimination (form=murphy: Murphy's resolution)",
+    ("dsc", "discrimination"),
     "the discrimination part of the Brier score: " + _BRIER_IDENTITY + "  It reads only the order of "
     "the scores (the PAV fit; murphy: the distinct scores), so any scores have it (a decision function's "
     "too).",
@@ -1681,6 +1683,18 @@ _BIASED_INTERVALS = (
 )
 for _name in ("ECE", "MCE", "BRIER_MCB", "CA1", "CA2", "ECE_TOP", "ECE_CW"):
     REGISTRY.amend(_name, intervals_doc=_BIASED_INTERVALS)
+# Murphy's (1973) names of his terms: as aliases they would mean the default form, CORP's, another number
+for _name, _term, _spec, _corp in (
+    ("brier_reliability", "reliability", "brier_mcb", "miscalibration"),
+    ("brier_rel", "reliability", "brier_mcb", "miscalibration"),
+    ("brier_resolution", "resolution", "brier_dsc", "discrimination"),
+    ("brier_res", "resolution", "brier_dsc", "discrimination"),
+):
+    REGISTRY.refuse(
+        _name,
+        f"Murphy's (1973) {_term} is {_spec}:form=murphy ({_spec} alone is CORP's {_corp}, the PAV "
+        "recalibration's: another number)",
+    )
 _regression(
     "MAXERR",
     "max error (largest absolute residual)",
