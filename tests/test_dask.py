@@ -286,7 +286,11 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "t.csv, line 4: the score column 'p' is empty: a missing value; drop the row or fill it",
         ),
         ("y,p\n1,0.9\n0,abc\n", [], "t.csv, line 3: the score column 'p' holds 'abc', not a number"),
-        ("y,p\n1,0.9\n,0.2\n1,0.5\n", [], "t.csv: the target column 'y' holds a missing value (NaN)"),
+        (
+            "y,p\n1,0.9\n,0.2\n1,0.5\n",
+            [],
+            "t.csv, line 3: the target column 'y' is empty: a missing value; drop the row or fill it",
+        ),
         (
             "y,p\nno,0.9\nclick,0.2\n",
             [],

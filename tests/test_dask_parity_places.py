@@ -45,6 +45,9 @@ def tables(tmp_path):
     empty = pd.DataFrame({"y": y, "s": s})
     empty.loc[77, "s"] = np.nan  # pandas writes an empty cell
     empty.to_csv(tmp_path / "empty.csv", index=False)
+    no_target = pd.DataFrame({"y": y.astype(float), "s": s})
+    no_target.loc[77, "y"] = np.nan  # an empty target cell
+    no_target.to_csv(tmp_path / "no_target.csv", index=False, float_format="%g")
     count = rng.integers(0, 15, n)  # 15 whole numbers: classes, or a count
     pd.DataFrame({"c": count, "s": s}).to_csv(tmp_path / "count.csv", index=False)
     return tmp_path
@@ -95,6 +98,27 @@ def test_an_empty_score_is_said_on_dask_as_read_whole(tables, capsys):
     assert code == 1 and "empty.csv, line 79: the score column 's' is empty" in mem
     code, _, on_dask = _cli([*argv, "--dask", "local:1"], capsys)
     assert code == 1 and _error(on_dask) == _error(mem)
+
+
+def test_an_empty_target_is_said_on_dask_as_read_whole(tables, capsys):
+    """An empty target cell on Dask named only the file and the column; its line, as in memory and
+    as an empty score's."""
+    argv = ["eval", str(tables / "no_target.csv"), "--target", "y", "--score", "s"]
+    code, _, mem = _cli(argv, capsys)
+    assert code == 1 and "no_target.csv, line 79: the target column 'y' is empty" in mem
+    code, _, on_dask = _cli([*argv, "--dask", "local:1"], capsys)
+    assert code == 1 and _error(on_dask) == _error(mem)
+
+
+def test_the_library_on_dask_names_an_empty_targets_partition_and_row(tables):
+    df = pd.read_csv(tables / "no_target.csv")
+    ddf = dd.from_pandas(df, npartitions=3)
+    first = ddf.get_partition(0).compute()
+    part, row = (0, 77) if len(first) > 77 else (1, 77 - len(first))
+    with dask.config.set(scheduler="synchronous"), pytest.raises(perfeval.InvalidDataError) as e:
+        perfeval.evaluate(ddf, target="y", score="s")
+    said = f"the target column 'y' holds a missing value (NaN) in row {row} of partition {part} (from 0)"
+    assert said in str(e.value)
 
 
 def test_the_library_on_dask_names_the_partition_its_row_the_column_and_the_value(tables):

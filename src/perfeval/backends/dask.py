@@ -148,18 +148,29 @@ def _column_values(
     return v
 
 
-def _no_missing_target(pdf, target: str) -> np.ndarray:
-    """The target column of a partition, or an error when a row has none (NaN)."""
+def _no_missing_target(pdf, target: str, part: int | None = None) -> np.ndarray:
+    """The target column of a partition, or an error when a row has none (NaN, or an empty field of
+    a CSV read as text); ``part``: as :func:`_column_values` reads it, the first such row named with
+    it (the command line then says its line, as for a score: the file read again streamed).
+    """
     y = pdf[target].to_numpy()
-    if (y.dtype.kind == "f" and bool(np.isnan(y).any())) or (
-        y.dtype.kind == "O" and bool(pdf[target].isna().any())
-    ):
+    col = pdf[target]
+
+    def at(missing: np.ndarray) -> str:
+        return "" if part is None else f" in row {int(np.argmax(missing))} of partition {part} (from 0)"
+
+    if y.dtype.kind == "f" or y.dtype.kind == "O":
+        missing = np.isnan(y) if y.dtype.kind == "f" else col.isna().to_numpy()
+        if missing.any():
+            raise InvalidDataError(
+                f"the target column {target!r} holds a missing value (NaN){at(missing)}: every row needs "
+                "a target"
+            )
+    if y.dtype.kind == "O" and _has_empty(col):  # a CSV read as text (--group): ""
+        empty = col.map(lambda v: isinstance(v, str) and not v.strip()).to_numpy(dtype=bool)
         raise InvalidDataError(
-            f"the target column {target!r} holds a missing value (NaN): every row needs a target"
-        )
-    if y.dtype.kind == "O" and _has_empty(pdf[target]):  # a CSV read as text (--group): ""
-        raise InvalidDataError(
-            f"the target column {target!r} holds an empty field, a missing value: every row needs a target"
+            f"the target column {target!r} holds an empty field, a missing value{at(empty)}: every row "
+            "needs a target"
         )
     return y
 
@@ -202,7 +213,7 @@ def _summarize_frame(
     """
     if len(pdf) == 0:  # an empty partition (a file of a header only): nothing to add
         return ScoreHistogram.empty(), 0, frozenset(), (False, frozenset())
-    y = _no_missing_target(pdf, target)
+    y = _no_missing_target(pdf, target, part)
     coded: np.ndarray | None
     if pos_label is not None:
         coded, labels = coded_labels(y, pos_label)
@@ -933,7 +944,7 @@ def _class_rows(
     """
     from perfeval.engine.door import class_codes, class_hint
 
-    y = _no_missing_target(pdf, target)
+    y = _no_missing_target(pdf, target, part)
     s = np.column_stack([_column_values(pdf, c, "score", part) for c in score])
     w = None if weight is None else _column_values(pdf, weight, "weight", part, counted)
     keep = None

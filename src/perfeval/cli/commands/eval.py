@@ -813,17 +813,21 @@ def _spark(args: Any, path: str | None, specs: list, cases: ProbabilityCases | N
     return report
 
 
-def _as_read_whole(args: Any, path: str, specs: list, e: Exception) -> InputFormatError:
-    """A value a Dask partition refused, its row in the partition named (a score that is empty, a
-    fractional weight that APR reads as a count), as the command read whole says it, with its line:
-    each file of ``path`` streamed up to the first problem (:func:`_stream`, which says each value
-    as memory does: a line, or a Parquet file's row).  A problem the stream does not find (or a
-    request it does not take) is the partition's words, the file named.
+def _as_read_whole(
+    args: Any, path: str, specs: list, e: Exception, typed: str | None = None
+) -> InputFormatError:
+    """A value a Dask partition refused, its row in the partition named (a score or a target that is
+    empty, a fractional weight that APR reads as a count), as the command read whole says it, with
+    its line: each file of ``path`` streamed up to the first problem (:func:`_stream`, which says
+    each value as memory does: a line, or a Parquet file's row).  A problem the stream does not find
+    (or a request it does not take) is the partition's words, the file named.  ``typed``: Dask's
+    refusal of a column past the rows it typed it by (:func:`perfeval.backends.dask.mistyped`'s
+    words: an integer target's empty field further on), read streamed too, those words otherwise.
     """
     from perfeval.io.base import files
 
-    said = InputFormatError(str(e), source=path)
-    if " of partition " not in str(e):
+    said = InputFormatError(str(e) if typed is None else typed, source=path)
+    if typed is None and " of partition " not in str(e):
         return said
     one = copy.copy(args)
     one.stream, one.dask = True, None
@@ -915,8 +919,8 @@ def _dask(args: Any, path: str | None, specs: list, cases: ProbabilityCases | No
             if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
                 raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
             said = mistyped(e, read["header"])  # a used column holding, further on, another type
-            if said is not None:
-                raise InputFormatError(said, source=path) from None
+            if said is not None:  # its line, as read whole, when the stream finds it
+                raise _as_read_whole(args, path, specs, e, typed=said) from None
             if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
                 what = (
                     "is not a readable Parquet file" if read.get("format") == "parquet" else "cannot be read"
