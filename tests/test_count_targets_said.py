@@ -69,7 +69,7 @@ def test_report_takes_a_regression_target_and_plot_names_its_plots(tmp_path, cap
     report = ["report", str(p), "--target", "price", "--score", "a,b", "-m", "mae,rmse,r2"]
     capsys.readouterr()
     assert main([*report, "-o", str(tmp_path / "r.html")]) == 0  # a report of the regression target
-    assert "regression (a regression measure named): MAE, RMSE_REG, R2" in capsys.readouterr().err
+    assert "regression (the regression measure MAE named): MAE, RMSE_REG, R2" in capsys.readouterr().err
     plot = ["plot", "roc", str(p), "--target", "price", "--score", "a", "-o", str(tmp_path / "r.png")]
     rc, err = _err(plot, capsys)
     assert rc == 1

@@ -58,7 +58,7 @@ def test_explain_of_a_count_by_task_or_measure_says_so(counts, capsys):
     assert _last(out).startswith("200 rows, a regression target (--task regression); ")
     code, out, err = _cli([*base, "-m", "mae,r2"], capsys)
     assert code == 0, err
-    assert _last(out).startswith("200 rows, a regression target (a regression measure named); ")
+    assert _last(out).startswith("200 rows, a regression target (the regression measure MAE named); ")
 
 
 def test_the_librarys_explain_says_why_in_evaluates_words(counts):
@@ -73,4 +73,7 @@ def test_the_librarys_explain_says_why_in_evaluates_words(counts):
     assert e.where == "200 rows, a regression target (task='regression')"
     with pytest.raises(perfeval.InvalidParameterError) as info:
         perfeval.explain(few, few + 0.5, measures=["mae"], pos_label=12)
-    assert str(info.value) == "pos_label= does not apply to a regression target (a regression measure named)"
+    assert (
+        str(info.value)
+        == "pos_label= does not apply to a regression target (the regression measure MAE named)"
+    )

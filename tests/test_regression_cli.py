@@ -51,7 +51,7 @@ def test_named_measures(houses, capsys):
     for k, v in got.items():
         assert v == pytest.approx(want[k], rel=1e-6)
     assert "|regression|" in out
-    assert "regression (a regression measure named)" in err
+    assert "regression (the regression measure MAE named)" in err
 
 
 def test_auto_recognised_target_says_so(houses, capsys):
@@ -215,7 +215,7 @@ def test_several_models_print_a_row_each_with_each_models_numbers(models, capsys
     assert lines[0].split() == ["model", "MAE", "RMSE_REG", "D2_AE"]
     assert [ln.split()[0] for ln in lines[1:4]] == ["a", "b", "c"]
     assert lines[4].startswith("signature: ") and "|regression|" in lines[4] and len(lines) == 5
-    assert "regression (a regression measure named), 3 models: MAE, RMSE_REG, D2_AE" in err
+    assert "regression (the regression measure MAE named), 3 models: MAE, RMSE_REG, D2_AE" in err
     code, out, err = _run([*argv, "--format", "json"], capsys)
     assert code == 0, err
     got = json.loads(out)["models"]

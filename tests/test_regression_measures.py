@@ -302,7 +302,9 @@ def test_a_binary_measure_beside_a_regression_one_says_why_the_target_is_read_so
     with pytest.raises(perfeval.InvalidParameterError) as e:
         perfeval.evaluate(y, p, measures=["mae", "roc"])
     msg = str(e.value)
-    assert msg.startswith("ROC is a binary measure and the target is a regression target (MAE named:")
+    assert msg.startswith(
+        "ROC is a binary measure and the target is a regression target (the regression measure MAE named:"
+    )
     assert "real values" not in msg
     with pytest.raises(perfeval.InvalidParameterError) as e:
         perfeval.evaluate(y, p, measures=["roc"], task="regression")
@@ -314,7 +316,11 @@ def test_a_binary_measure_beside_a_regression_one_says_why_the_target_is_read_so
     capsys.readouterr()
     assert main(["eval", str(f), "--target", "y", "--score", "p", "-m", "pinball@0.9,ece"]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "ECE is a binary measure" in err and "(PINBALL@0.9 named:" in err, err
+    assert (
+        err.count("\n") == 1
+        and "ECE is a binary measure" in err
+        and "(the regression measure PINBALL@0.9 named:" in err
+    ), err
     assert "real values" not in err
 
 
@@ -324,7 +330,9 @@ def test_pos_label_on_a_0_1_target_read_as_a_regression_says_why():
     y, p = np.array([0, 1, 1, 0]), np.array([0.2, 0.7, 0.6, 0.4])
     with pytest.raises(perfeval.InvalidParameterError) as e:
         perfeval.evaluate(y, p, measures=["mae"], pos_label=1)
-    assert str(e.value) == "pos_label= does not apply to a regression target (a regression measure named)"
+    assert (
+        str(e.value) == "pos_label= does not apply to a regression target (the regression measure MAE named)"
+    )
     with pytest.raises(perfeval.InvalidParameterError) as e:
         perfeval.evaluate(y, p, task="regression", partitions={"pos": [1]})
     assert str(e.value) == "partitions= does not apply to a regression target (task='regression')"

@@ -45,7 +45,7 @@ def test_eval_ci_is_the_librarys(houses, capsys):
     code, out, err = _cli(
         [*base, "-m", "mae,rmse,r2,medae", "--ci", "0.9", "--n-boot", "150", "--seed", "2"], capsys
     )
-    assert code == 0 and "regression (a regression measure named)" in err
+    assert code == 0 and "regression (the regression measure MAE named)" in err
     got = json.loads(out)
     want = ci(y, a, measures=["mae", "rmse", "r2", "medae"], level=0.9, n_boot=150, seed=2)
     for label, iv in want.items():
@@ -95,7 +95,7 @@ def test_eval_ci_table_names_the_method(houses, capsys):
         (
             ["-m", "mae", "--ci", "0.9", "--stream"],
             2,
-            "--ci of a regression target (a regression measure named) reweights",
+            "--ci of a regression target (the regression measure MAE named) reweights",
         ),
         (
             ["--task", "regression", "--ci", "0.9", "--stream", "--group", "g"],
@@ -142,7 +142,7 @@ def test_compare_is_the_librarys_with_holm(houses, capsys):
         "150",
     ]
     code, out, err = _cli([*argv, "--format", "json"], capsys)
-    assert code == 0 and "regression (a regression measure named): MAE, RMSE_REG, R2" in err
+    assert code == 0 and "regression (the regression measure MAE named): MAE, RMSE_REG, R2" in err
     got = json.loads(out)
     want = compare_models(y, {"a": a, "b": b, "c": c}, "a", measures=["mae", "rmse", "r2"], n_boot=150)
     rows = {(r["model"], r["measure"]): r for r in got["comparisons"]}

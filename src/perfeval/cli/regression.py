@@ -54,8 +54,11 @@ def requested(args: Any, specs: list, path: str | None, table_of: Any) -> str | 
         return None
     if task == "regression":
         return "--task regression"
-    if any(s.measure.kind == "regression" for s in specs):
-        return "a regression measure named"
+    from perfeval.engine.regression import regression_named
+
+    named = regression_named(specs)
+    if named is not None:
+        return named
     from perfeval.measures.vocabulary import REGRESSION_OF
 
     if args.pos_label is not None or any(getattr(args, k, None) for k in ("partition", "stream", "dask")):

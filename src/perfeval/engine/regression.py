@@ -47,6 +47,7 @@ __all__ = [
     "REGRESSION",
     "TIES_REGRESSION",
     "regression_asked",
+    "regression_named",
     "regression_specs",
     "regression_task",
     "fold",
@@ -81,12 +82,28 @@ def named_specs(specs: Any) -> list[MeasureSpec] | None:
     return resolve(specs, 0.5, pending=True)
 
 
+def regression_named(specs: Any) -> str | None:
+    """How a run is a regression because a regression measure is named, in one wording everywhere
+    (the first such measure: ``"the regression measure MAE named"``), or None when none is.
+
+    Examples
+    --------
+    >>> from perfeval.measures.spec import parse_measure
+    >>> regression_named([parse_measure("roc"), parse_measure("pinball@0.9"), parse_measure("mae")])
+    'the regression measure PINBALL@0.9 named'
+    >>> regression_named([parse_measure("roc")]) is None
+    True
+    """
+    label = next((s.label for s in specs or () if s.measure.kind == "regression"), None)
+    return None if label is None else f"the regression measure {label} named"
+
+
 def regression_task(
     y_true: Any, measures: Any, *, task: Any = None, pos_label: Any = None, partitions: Any = None
 ) -> str | None:
-    """How the targets were found to be a regression target, or None (not one): ``"task"``
-    (``task="regression"``), ``"measures"`` (a regression measure named) or the targets' own words
-    (``"the targets hold 1,234 distinct real values"``).
+    """How the targets were found to be a regression target, or None (not one): ``task='regression'``,
+    :func:`regression_named`'s words (a regression measure named) or the targets' own words
+    (``"the target holds 1,234 distinct real values"``).
     """
     if task not in TASKS:
         raise InvalidParameterError(f"`task` must be None, 'binary' or 'regression', got {task!r}")
@@ -95,8 +112,9 @@ def regression_task(
     specs = named_specs(measures)
     if task == "regression":
         return "task='regression'"
-    if specs is not None and any(s.measure.kind == "regression" for s in specs):
-        return "a regression measure named"
+    named = regression_named(specs)
+    if named is not None:
+        return named
     if pos_label is not None or partitions:
         return None
     if specs is not None and any(s.measure.name not in REGRESSION_OF for s in specs):
@@ -136,9 +154,7 @@ def regression_asked(measures: Any, task: Any = None) -> str | None:
     if task == "regression":
         return "task='regression'"
     if task is None:
-        specs = named_specs(measures)
-        if specs is not None and any(s.measure.kind == "regression" for s in specs):
-            return "a regression measure named"
+        return regression_named(named_specs(measures))
     return None
 
 
@@ -161,8 +177,7 @@ def regression_specs(specs: list[MeasureSpec] | None) -> list[MeasureSpec]:
     # what made the target a regression target, said when a measure of another kind is refused: a
     # regression measure named beside it, else the task asked (real values with no measure named
     # never reach here with a binary one)
-    named = next((s.label for s in specs if s.measure.kind == "regression"), None)
-    why = f"{named} named" if named is not None else "the task is regression"
+    why = regression_named(specs) or "the task is regression"
     for s in specs:
         m = s.measure
         if s.pending:

@@ -56,7 +56,7 @@ REGRESSION_EXAMPLE = """\
 >>> y, pred = [3.0, -0.5, 2.0, 7.0, 4.2], [2.5, 0.0, 2.0, 8.0, 4.0]
 >>> r = perfeval.evaluate(y, pred, measures=["mae", "rmse", "r2"])
 >>> r["MAE"], r["RMSE_REG"], round(r["R2"], 6), r.params["task_from"]
-(0.44000000000000006, 0.5549774770204643, 0.94966, 'a regression measure named')
+(0.44000000000000006, 0.5549774770204643, 0.94966, 'the regression measure MAE named')
 """
 
 __test__ = {
