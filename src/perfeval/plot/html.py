@@ -421,8 +421,9 @@ def _comparisons(
         "; p (holm): corrected over the models compared with the baseline on that measure" if several else ""
     )
     floor = (
-        f" &le;{min(floored):.4g}: no replicate difference on the far side of zero, the least p-value the "
-        "bootstrap gives (2 / (replicates + 1)): a bound, which more replicates can lower."
+        f" &le;{min(floored):.4g}: the least p-value the bootstrap gives (2 / (replicates + 1)), zero lying "
+        "beyond the replicate differences (or, BCa, beyond the interval at every level): a bound, which "
+        "more replicates can lower."
         if floored
         else ""
     )

@@ -10,7 +10,8 @@ slices of ``evaluate(..., by=[...])`` and of their gaps, with the tests of the g
 The package, by layer:
 
 * :mod:`perfeval.stats.intervals`: the result types (:class:`Interval`, :class:`Comparison`) and the
-  interval arithmetic (percentile, BCa, the jackknife acceleration, the p-value (k + 1) / (R + 1));
+  interval arithmetic (percentile, BCa, the jackknife acceleration,
+  the p-values: the BCa interval inverted and the count (k + 1) / (R + 1));
 * :mod:`perfeval.stats.replicates`: the replicate engines (Poisson bootstrap of a summary or of
   cases seeded from (seed, r), whole-group resampling) and the generic jackknife;
 * :mod:`perfeval.stats.fastpaths`: the table of each measure's fast paths (compiled replicate

@@ -32,8 +32,7 @@ from perfeval.stats.intervals import (
     acceleration,
     check_request,
     interval,
-    p_at_floor,
-    p_value,
+    paired_test,
     warn_one_sided,
 )
 from perfeval.stats.paired import CORRECTIONS, correct_bounded
@@ -501,8 +500,11 @@ def compare(
     :class:`Comparison`'s ``method`` says which gave it.  ``method="delong"`` forces DeLong's test
     (ROC area over all cases only); ``"bca"`` or ``"percentile"`` forces the bootstrap for every
     measure.  The paired bootstrap gives each replicate both models' same case (or group) weights, so
-    the difference's interval accounts for their correlation; its p-value is twice the share of
-    replicate differences on the far side of zero, as (k + 1) / (R + 1), so never below 2 / (R + 1):
+    the difference's interval accounts for their correlation; its p-value is the interval's own:
+    for BCa, the least 1 - level at which the BCa interval leaves out zero (the interval inverted, as
+    R's boot.pval does), so that p < 1 - level exactly when the interval at that level leaves out
+    zero (:func:`perfeval.stats.intervals.bca_p_value`); for the percentile interval, twice the share
+    of replicate differences on the far side of zero, as (k + 1) / (R + 1).  Never below 2 / (R + 1):
     at that floor (``Comparison.p_at_floor``) it is a bound, not an estimate.  Parameters as for
     :func:`ci` (``weights``: the deprecated spelling of ``sample_weight``; ``progress``: show the
     replicates drawn on standard error; ``classes``: two (n, K) score matrices of K classes, compared
@@ -538,7 +540,7 @@ def compare(
     >>> c.method, c.difference > 0 and c.low > 0 and c.p_value < 0.01
     ('delong', True)
     >>> b = compare(y, a, b, measures="roc", method="bca", n_boot=300, seed=2)["ROC"]
-    >>> b.method, b.p_value, b.p_at_floor  # no replicate on the far side: 2 / 301, a bound
+    >>> b.method, b.p_value, b.p_at_floor  # zero beyond every replicate: 2 / 301, a bound
     ('bca', 0.006644518272425249, True)
     >>> t = rng.normal(size=400)
     >>> c = compare(t, t + rng.normal(size=400), t + 2 * rng.normal(size=400), measures=["mae", "r2"])
@@ -896,10 +898,9 @@ def _compare_one(
         with np.errstate(all="ignore"):
             diff = ea - eb
             reps = ra - rb
-        lo, hi, sd, note = interval(diff, reps, level, method, accel, of="difference")
         tested = bool(np.isfinite(diff))  # an infinite log loss: no test of an infinite difference
+        lo, hi, sd, note, p, floor = paired_test(diff, reps, level, method, accel, tested)
         out[spec.label] = Comparison(
-            spec.label, ea, eb, diff, lo, hi, p_value(reps) if tested else np.nan, level, method, n_boot, sd,
-            resampled, seed, tested and p_at_floor(reps), note,
-        )  # fmt: skip
+            spec.label, ea, eb, diff, lo, hi, p, level, method, n_boot, sd, resampled, seed, floor, note
+        )
     return out

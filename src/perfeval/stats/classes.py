@@ -33,7 +33,13 @@ import numpy as np
 from perfeval import _native
 from perfeval.base import progress as _progress
 from perfeval.exceptions import InvalidParameterError
-from perfeval.stats.intervals import Comparison, Interval, acceleration, interval, p_at_floor, p_value
+from perfeval.stats.intervals import (
+    Comparison,
+    Interval,
+    acceleration,
+    interval,
+    paired_test,
+)
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
 
 __all__ = [
@@ -431,11 +437,9 @@ def class_compare(
             with np.errstate(all="ignore"):
                 diff = ea - eb
                 d = reps[m][:, i] - reps[-1][:, i]
-            lo, hi, sd, note = interval(diff, d, level, method, accel, of="difference")
-            tested = bool(np.isfinite(diff))
+            lo, hi, sd, note, p, floor = paired_test(diff, d, level, method, accel, bool(np.isfinite(diff)))
             out[sp.label] = Comparison(
-                sp.label, ea, eb, diff, lo, hi, p_value(d) if tested else np.nan, level, method, n_boot, sd,
-                "cases", seed, tested and p_at_floor(d), note,
-            )  # fmt: skip
+                sp.label, ea, eb, diff, lo, hi, p, level, method, n_boot, sd, "cases", seed, floor, note
+            )
         results.append(out)
     return results

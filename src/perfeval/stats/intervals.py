@@ -1,5 +1,6 @@
 """The results of the statistics and the interval arithmetic: percentile and BCa intervals from
-replicates, the jackknife acceleration, and the paired bootstrap's p-value.
+replicates, the jackknife acceleration, and the paired bootstrap's p-values (each interval's own
+test: the BCa interval inverted, the percentile count).
 
 Nothing here draws a replicate or knows a measure: these functions take arrays of replicate values
 (and of jackknife values) and give numbers.
@@ -417,7 +418,8 @@ def interval(
 
 def p_value(diffs: np.ndarray) -> float:
     """Two-sided Monte Carlo p-value of "no difference": twice the share of replicate differences on
-    the far side of zero (ties half), counted as (k + 1) / (R + 1) so that it is never 0.  NaN when
+    the far side of zero (ties half), counted as (k + 1) / (R + 1) so that it is never 0 (the
+    percentile interval's test; a BCa interval's is :func:`bca_p_value`).  NaN when
     more than 5% of the replicates are undefined, as the interval (:func:`interval`): no test from a
     biased subset either.
     """
@@ -427,6 +429,81 @@ def p_value(diffs: np.ndarray) -> float:
     zero = 0.5 * np.count_nonzero(d == 0)
     k = min(np.count_nonzero(d < 0) + zero, np.count_nonzero(d > 0) + zero)
     return float(min(1.0, 2.0 * (k + 1.0) / (len(d) + 1.0)))
+
+
+def level_of(reps: np.ndarray, x: float) -> float:
+    """The quantile level at which numpy's linear interpolation between the sorted replicates
+    (:func:`quantiles`) reaches ``x``: the inverse of ``np.quantile(reps, q)``, the middle of the
+    levels where replicates equal ``x``; 0 below the least replicate and 1 above the largest.
+    """
+    d = np.sort(reps)
+    n = len(d)
+    if n < 2 or x < d[0]:
+        return 0.0
+    if x > d[-1]:
+        return 1.0
+    lo, hi = int(np.searchsorted(d, x, "left")), int(np.searchsorted(d, x, "right"))
+    if hi > lo:  # replicates equal to x: the middle of their positions
+        return (lo + hi - 1) / 2.0 / (n - 1)
+    return (lo - 1 + (x - d[lo - 1]) / (d[lo] - d[lo - 1])) / (n - 1)
+
+
+def bca_p_value(estimate: float, reps: np.ndarray, accel: float) -> tuple[float, bool]:
+    """The two-sided p-value of "the difference is 0" that the BCa interval gives (the interval
+    inverted, as R's boot.pval does by search): the least 1 - level at which the BCa interval of
+    :func:`bca` at that level leaves out 0, so that p < 1 - level exactly when that interval leaves
+    out 0.  With BCa's level map beta(z) = Phi(z0 + (z0 + z) / (1 - a (z0 + z))), an end of the
+    interval is 0 where beta(z) is q0, the level of 0 among the replicates (:func:`level_of`): z* =
+    u / (1 + a u) - z0 with u = Phi^-1(q0) - z0, and p = 2 min(Phi(z*), 1 - Phi(z*)).  Never below
+    2 / (R + 1), the floor of :func:`p_value` (R finite replicates): (floor, True) when 0 lies
+    outside every replicate or no level's interval reaches it (1 + a u <= 0), or p is below it.
+    NaN when every replicate lies on one side of the estimate (no BCa interval: :func:`bca`).
+    """
+    d = reps[np.isfinite(reps)]
+    floor = 2.0 / (len(d) + 1.0)
+    below = share_below(estimate, d) if len(d) else 0.0
+    if below <= 0.0 or below >= 1.0:
+        return math.nan, False
+    nd = NormalDist()
+    q0 = level_of(d, 0.0)
+    if q0 <= 0.0 or q0 >= 1.0:
+        return floor, True
+    z0 = nd.inv_cdf(below)
+    u = nd.inv_cdf(q0) - z0
+    den = 1.0 + accel * u
+    if not den > 0.0:
+        return floor, True
+    phi = nd.cdf(u / den - z0)
+    p = 2.0 * min(phi, 1.0 - phi)
+    return (floor, True) if p <= floor else (min(1.0, p), False)
+
+
+def paired_test(
+    diff: float, reps: np.ndarray, level: float, method: str, accel: Any, tested: bool
+) -> tuple[float, float, float, str, float, bool]:
+    """A paired bootstrap comparison's (low, high, sd, note) of :func:`interval` and its p-value
+    with whether it is at its floor: BCa's own (:func:`bca_p_value`: p < 1 - level exactly when the
+    BCa interval leaves out 0) for a BCa interval, the share of replicate differences beyond 0
+    (:func:`p_value`, the percentile interval's) for a percentile one, and for a BCa interval that
+    does not exist (every replicate on one side of the difference: the note says so).  ``tested``
+    False: no p-value (NaN).  ``accel``: the acceleration or a function giving it, called at most once,
+    when the BCa interval asks for it.
+    """
+    made: list[float] = []
+
+    def once() -> float:  # made when the interval asks for it (not for an interval of no number)
+        if not made:
+            made.append(accel() if callable(accel) else accel)
+        return made[0]
+
+    lo, hi, sd, note = interval(diff, reps, level, method, once, of="difference")
+    if not tested:
+        return lo, hi, sd, note, math.nan, False
+    if method == "bca" and math.isfinite(lo) and math.isfinite(hi):
+        p, floor = bca_p_value(diff, reps, float(once()))
+        if math.isfinite(p):
+            return lo, hi, sd, note, p, floor
+    return lo, hi, sd, note, p_value(reps), p_at_floor(reps)
 
 
 def p_at_floor(diffs: np.ndarray) -> bool:

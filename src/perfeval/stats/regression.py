@@ -57,8 +57,7 @@ from perfeval.stats.intervals import (
     Interval,
     acceleration,
     interval,
-    p_at_floor,
-    p_value,
+    paired_test,
 )
 from perfeval.stats.paired import paired_t_test, student_t_quantile
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
@@ -468,10 +467,9 @@ def regression_compare(
 
             with np.errstate(all="ignore"):
                 d = reps[m][:, j] - reps[-1][:, j]
-            lo, hi, sd, note = interval(diff, d, level, how, accel, of="difference")
+            lo, hi, sd, note, p, floor = paired_test(diff, d, level, how, accel, tested)
             out[sp.label] = Comparison(
-                sp.label, ea, eb, diff, lo, hi, p_value(d) if tested else math.nan, level, how, n_boot, sd,
-                "cases", seed, tested and p_at_floor(d), note,
-            )  # fmt: skip
+                sp.label, ea, eb, diff, lo, hi, p, level, how, n_boot, sd, "cases", seed, floor, note
+            )
         results.append(out)
     return results

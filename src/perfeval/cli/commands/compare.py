@@ -710,8 +710,9 @@ def _text(
     if any(r["p_at_floor"] for r in rows):
         floor = min(r["p_value"] for r in rows if r["p_at_floor"])
         lines.append(
-            f"(<={p_value(floor)}: no replicate on the far side of zero, so the bootstrap's least p-value, "
-            "2 / (replicates + 1): a bound, which more replicates (--n-boot) can lower)"
+            f"(<={p_value(floor)}: the bootstrap's least p-value, 2 / (replicates + 1): zero lies beyond the "
+            "replicate differences (or, BCa, beyond the interval at every level), so it is a bound, which "
+            "more replicates (--n-boot) can lower)"
         )
     if bounds is not None:
         shares = ", ".join(f"{shown(n)} {number(v)}" for n, v in bounds["tied_pairs"].items())
