@@ -97,8 +97,8 @@ def test_the_reasons_count_the_groups_rows():
     said = whys_of(
         quiet_evaluate(y, p, groups=g, measures=["mape", "msle", "gamma_dev", "d2_tweedie:power=-1"])
     )
-    assert said["MAPE"]["zeros"].startswith("2 targets are 0: ")
-    assert said["MAPE"]["zero"].startswith("1 target is 0: ")
+    assert said["MAPE"]["zeros"].startswith("2 targets are 0 or below 2.2e-16 in size: ")
+    assert said["MAPE"]["zero"].startswith("1 target is 0 or below 2.2e-16 in size: ")
     assert said["MSLE"]["log"].startswith("2 rows with a target or a prediction <= -1")
     assert said["GAMMA_DEV"]["negpred"].startswith("2 rows outside the deviance's domain (power 2 needs")
     (d2,) = [lab for lab in said if lab.startswith("D2_TWEEDIE")]
@@ -116,8 +116,8 @@ def test_the_warning_of_eval_group_gives_each_groups_reason(tmp_path, capsys):
         "R2 is undefined for 2 of 9 groups ('const', 'solo': every target is equal (their variance is 0)"
         in err
     )
-    assert "MAPE is undefined for 2 of 9 groups ('zero': 1 target is 0: " in err
-    assert "; 'zeros': 2 targets are 0: " in err
+    assert "MAPE is undefined for 2 of 9 groups ('zero': 1 target is 0 or below 2.2e-16 in size: " in err
+    assert "; 'zeros': 2 targets are 0 or below 2.2e-16 in size: " in err
     assert "list-measures --long" not in err  # each group's reason said, not the list of edge cases
 
 
@@ -228,4 +228,4 @@ def test_the_regression_reports_per_group_table_says_why(tmp_path, capsys):
     assert "R2 is undefined in 2 groups (every target is equal (their variance is 0))" in listed
     assert "MAPE is undefined in 2 groups (" in listed and "targets are 0" in listed
     assert "MAE" not in listed
-    assert 'title="1 target is 0: a percentage of 0 is undefined' in text
+    assert 'title="1 target is 0 or below 2.2e-16 in size: a percentage of 0 is undefined' in text

@@ -42,7 +42,8 @@ EXAMPLES = {
     "  perfeval score team_a.txt --key answers.txt --task kddcup2004-physics --team a\n"
     "  perfeval score sub.txt --key answers.txt --task kddcup2004-protein --no-store --format json\n"
     "  perfeval score team_red.csv --key clicks_key.csv --task clicks.toml  # a table task: docs/contest.md",
-    "list-measures": "examples:\n  perfeval list-measures\n  perfeval list-measures --long",
+    "list-measures": "examples:\n  perfeval list-measures\n  perfeval list-measures --long\n"
+    "  perfeval list-measures ece cal_slope ndcg@10    # those measures' definitions",
     "sample": "examples:\n  perfeval sample\n  perfeval sample clicks.csv > clicks.csv\n"
     "  perf < $(perfeval sample --path testperfdata)",
 }
@@ -745,6 +746,13 @@ def build() -> argparse.ArgumentParser:
         "gives each definition, tie rule, edge cases and dialects.",
         epilog=EXAMPLES["list-measures"],
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lm.add_argument(
+        "names",
+        nargs="*",
+        metavar="MEASURE",
+        help="only these measures, each with its full definition: a name, alias, PERF option or another "
+        "tool's spelling, with parameters (ece:bins=mass, ndcg@10, -roc)",
     )
     lm.add_argument("--long", action="store_true", help="print each measure's full definition")
     output_options(lm, ("table", "markdown"))

@@ -37,6 +37,7 @@ from perfeval.summaries.regression import (
     grouped_quantiles,
     log_rows,
     lost_why,
+    no_percentage,
     ratio,
     row_means,
     row_sums,
@@ -633,7 +634,7 @@ def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
             return _divide(*gs.get("sape_tm", "weight"))
         v = _divide(*gs.get("sape", "weight"))
         if eps == "none":
-            v[gs.rows_where(gs.y == 0) > 0] = math.nan
+            v[gs.rows_where(no_percentage(gs.y)) > 0] = math.nan
         return v
     if name == "PINBALL":
         from fractions import Fraction
@@ -826,7 +827,7 @@ def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | No
         Wn, syy, sy = (a[nan] for a in gs.get("weight", "syy", "sy"))
         said.say(Wn * syy - sy * sy == 0, rm.CONSTANT_TARGETS)
     elif name == "MAPE" and sp.kwargs.get("eps", "none") == "none":
-        zeros = gs.rows_where(gs.y == 0)[nan]
+        zeros = gs.rows_where(no_percentage(gs.y))[nan]
         said.count(zeros > 0, zeros, rm.zero_targets_why)
     elif name in ("POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV"):
         p = {"POISSON_DEV": 1.0, "GAMMA_DEV": 2.0}.get(name, float(sp.kwargs.get("power", 0.0)))

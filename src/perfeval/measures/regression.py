@@ -78,11 +78,15 @@ CONSTANT_TARGETS = (
 
 
 def zero_targets_why(n: int) -> str:
-    """Why MAPE (no eps) is NaN: ``n`` targets (of rows of weight > 0) are 0."""
+    """Why MAPE (no eps) is NaN: ``n`` targets (of rows of weight > 0) are 0, or below float64's eps
+    in size (:func:`perfeval.summaries.regression.no_percentage`).
+    """
     return (
-        f"{n:,} target{'s are' if n != 1 else ' is'} 0: a percentage of 0 is undefined "
-        "(scikit-learn's mean_absolute_percentage_error divides by float64's eps instead, giving "
-        "about 4.5e15 |r|: MAPE:eps=sklearn; torchmetrics' by 1.17e-06: MAPE:eps=torchmetrics)"
+        f"{n:,} target{'s are' if n != 1 else ' is'} 0 or below 2.2e-16 in size: a percentage of 0 is "
+        "undefined, and below 2.2e-16 the sums MAPE is made from floor |y| at float64's eps "
+        "(scikit-learn's mean_absolute_percentage_error divides by that eps, giving about 4.5e15 |r| at "
+        "0: MAPE:eps=sklearn; torchmetrics' by 1.17e-06: MAPE:eps=torchmetrics; or scale the targets "
+        "and predictions together: MAPE does not change with their scale)"
     )
 
 
@@ -163,8 +167,9 @@ def explained_variance(s: RegressionSummary) -> Finished:
     return _fraction_explained(s, num)
 
 
-#: MAPE's floor of ``|y|`` by ``eps``: none (a target of 0 is NaN), scikit-learn's (float64's eps) and
-#: torchmetrics' (1.17e-06, ``mean_absolute_percentage_error``'s ``epsilon``)
+#: MAPE's floor of ``|y|`` by ``eps``: none (a target of 0, or below float64's eps in size, is NaN),
+#: scikit-learn's (float64's eps) and torchmetrics' (1.17e-06, ``mean_absolute_percentage_error``'s
+#: ``epsilon``)
 MAPE_EPS = {"none": None, "sklearn": SKLEARN_EPS, "torchmetrics": TM_MAPE_EPS}
 
 

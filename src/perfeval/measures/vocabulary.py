@@ -1078,8 +1078,8 @@ _regression(
         Param(
             "eps",
             "none",
-            "the floor of |y|: none (a target of 0 is NaN), sklearn (float64's eps) or torchmetrics "
-            "(1.17e-06)",
+            "the floor of |y|: none (a target of 0 or below 2.2e-16 in size is NaN), sklearn (float64's eps) "
+            "or torchmetrics (1.17e-06)",
             choices=("none", "sklearn", "torchmetrics"),
         ),
     ),

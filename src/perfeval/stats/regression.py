@@ -68,6 +68,7 @@ from perfeval.summaries.regression import (
     deviance_rows,
     exact_sum,
     log_rows,
+    no_percentage,
     row_sums,
 )
 
@@ -188,7 +189,7 @@ class Replicas:
         #: a measure whose sums are not known here: every replicate a whole summary
         self.whole = any(n not in _SUMS for n in names)
         self.keys = tuple(dict.fromkeys(k for n in names for k in _SUMS.get(n, ())))
-        self.zero = (self.y == 0) if "MAPE" in names else None
+        self.zero = no_percentage(self.y) if "MAPE" in names else None
         self.devs = [deviance_rows(self.y, self.s, p) for p in self.need["powers"]]
         for (d, _ok), p in zip(self.devs, self.need["powers"], strict=True):
             if not np.isfinite(d).all():

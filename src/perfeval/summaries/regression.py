@@ -119,6 +119,14 @@ def scaled_sums(
     return sums, drop - SHIFT
 
 
+def no_percentage(y: Array) -> Array:
+    """The targets MAPE without a floor (``eps="none"``) has no percentage of: 0, and those below
+    float64's eps in size, where the ``sape`` sums floor ``|y|`` at that eps (scikit-learn's), so
+    that their quotient would not be ``|r| / |y|``.
+    """
+    return np.abs(y) < SKLEARN_EPS
+
+
 #: the measures whose value does not change when the targets and the predictions are scaled (MAPE:
 #: but for its floor of ``|y|``)
 _SCALE_FREE = ("R2", "EXPVAR", "D2_TWEEDIE", "D2_PINBALL", "D2_AE")
@@ -539,7 +547,7 @@ class RegressionSummary:
         if maxerr:
             a = np.abs(y - yhat) if w is None else np.abs(y - yhat)[w > 0]
             maxabs = float(a.max()) if len(a) else 0.0
-        zero = y == 0
+        zero = no_percentage(y)
         absres = absw = None
         if medae:
             keep = slice(None) if w is None else w > 0

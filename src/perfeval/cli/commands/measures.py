@@ -116,9 +116,17 @@ _REGRESSION_INTRO = [
 ]
 
 
-def _markdown(ms: list) -> str:
-    out = ["# Measures", "", "Generated from the registry (`perfeval list-measures --format markdown`).", ""]
-    out += _MULTICLASS_INTRO + _MULTILABEL_INTRO + _REGRESSION_INTRO
+def _markdown(ms: list, whole: bool = True) -> str:
+    """docs/measures.md (``whole``), or only the sections of the measures ``ms``."""
+    out = []
+    if whole:
+        out = [
+            "# Measures",
+            "",
+            "Generated from the registry (`perfeval list-measures --format markdown`).",
+            "",
+        ]
+        out += _MULTICLASS_INTRO + _MULTILABEL_INTRO + _REGRESSION_INTRO
     for m in ms:
         params = (
             [
@@ -153,8 +161,53 @@ def _markdown(ms: list) -> str:
     return "\n".join(out)
 
 
-def list_measures_text(long: bool = False, fmt: str = "table") -> str:
-    """The measures as ``list-measures`` prints them."""
+def _forms(name: str) -> str:
+    """The measures ``name`` means on other targets (K classes, K labels, a regression target)."""
+    from perfeval.measures.vocabulary import MULTICLASS_OF, MULTILABEL_OF, REGRESSION_OF
+
+    kinds = (
+        ("K classes", MULTICLASS_OF),
+        ("K labels", MULTILABEL_OF),
+        ("a regression target", REGRESSION_OF),
+    )
+    said = [(what, of[name]) for what, of in kinds if name in of]
+    if not said:
+        return ""
+    means = "; ".join(f"{what}: {form}" for what, form in said)
+    return f"\nOn other targets: {means} (`perfeval list-measures {' '.join(f for _, f in said)}`)"
+
+
+def _named(names: list[str]) -> list:
+    """The registry measures of the names given (each once, in their order), and each spelling's
+    parameters as given: (measure, label or None).
+    """
+    from perfeval.measures.spec import parse_measure, split_measures
+
+    out: list = []
+    for raw in [n for text in names for n in split_measures(text)]:
+        sp = parse_measure(raw)
+        label = sp.label if sp.label != sp.measure.name else None
+        if all(m is not sp.measure for m, _ in out):
+            out.append((sp.measure, label))
+    return out
+
+
+def list_measures_text(long: bool = False, fmt: str = "table", names: list[str] | None = None) -> str:
+    """The measures as ``list-measures`` prints them; ``names``: only those, each in full (an unknown
+    name: the error of ``-m``, with close matches).
+    """
+    if names:
+        got = _named(names)
+        if fmt == "markdown":
+            return _markdown([m for m, _ in got], whole=False)
+        return (
+            "\n\n".join(
+                (f"(as given: {label})\n" if label else "")
+                + f"{m.doc}\nDialects: {_dialects(m.name)}{_forms(m.name)}"
+                for m, label in got
+            )
+            + "\n"
+        )
     ms = list_measures()
     if fmt == "markdown":
         return _markdown(ms)
@@ -166,5 +219,5 @@ def list_measures_text(long: bool = False, fmt: str = "table") -> str:
 
 
 def run(args: Any) -> int:
-    write(list_measures_text(args.long, args.format))
+    write(list_measures_text(args.long, args.format, args.names))
     return 0
