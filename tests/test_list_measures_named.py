@@ -57,3 +57,11 @@ def test_help_shows_the_example(capsys):
     except SystemExit as e:
         assert e.code == 0
     assert "perfeval list-measures ece cal_slope ndcg@10" in capsys.readouterr().out
+
+
+def test_a_parameter_not_had_lists_the_measures_parameters_as_words(capsys):
+    rc = main(["eval", "-", "-m", "pinball:beta=2"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "measure PINBALL has no parameter 'beta' (parameters: alpha)" in err
+    main(["eval", "-", "-m", "ece:foo=1"])
+    assert "(parameters: bins, n_bins, norm, debiased)" in capsys.readouterr().err

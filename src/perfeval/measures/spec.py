@@ -213,7 +213,7 @@ def _no_parameter(m: Measure, key: str, value: str = "") -> str:
     """
     from perfeval.measures.vocabulary import REGRESSION_OF
 
-    names = [p.name for p in m.params] or "none"
+    names = ", ".join(p.name for p in m.params) or "none"
     reg = REGRESSION_OF.get(m.name) or (m.name if m.name in REGRESSION_OF.values() else None)
     if key == "squared" and reg is not None:  # scikit-learn's mean_squared_error(squared=False), gone
         return (
@@ -224,7 +224,7 @@ def _no_parameter(m: Measure, key: str, value: str = "") -> str:
         )
     text = f"measure {m.name} has no parameter {key!r} (parameters: {names})"
     if reg is not None and reg != m.name:  # `rmse` on a regression target is RMSE_REG: named too
-        own = [p.name for p in REGISTRY.get(reg).params] or "none"
+        own = ", ".join(p.name for p in REGISTRY.get(reg).params) or "none"
         text += f"; on a regression target it is {reg} (parameters: {own})"
     forms = _forms_with(m, key)
     if forms:
