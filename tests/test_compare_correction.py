@@ -98,3 +98,35 @@ def test_compare_models_refuses_an_unknown_correction():
         compare_models(
             [0, 1, 0, 1], {"a": [0.1, 0.9, 0.2, 0.8], "b": [0.3, 0.6, 0.4, 0.7]}, "a", correction="fdr"
         )
+
+
+def test_a_holm_p_value_held_by_an_exact_one_is_no_bound():
+    """Holm's adjusted p-value is the largest term over the ranks at or below its own: where an exact
+    p-value's term is that largest, lowering the bootstrap floor below it changes nothing, so it is
+    exact (``perfeval compare`` printed ``<=1`` and ``<=0.5`` there); where only a floor's term is, or
+    a floor could overtake an exact p-value's rank, it is a bound."""
+    from perfeval.stats.paired import _holm, correct_bounded
+
+    adj, bound = correct_bounded([0.0198, 1.0], [True, False], "holm")
+    assert adj.tolist() == [0.0396, 1.0] and bound.tolist() == [True, False]
+    adj, bound = correct_bounded([0.0198, 0.5, 0.0198], [True, False, True], "holm")
+    assert bound.tolist() == [True, False, True]
+    assert correct_bounded([0.0198, 0.03], [True, False], "holm")[1].tolist() == [True, True]  # 0.0396
+    assert correct_bounded([0.05, 0.01], [True, False], "holm")[1].tolist() == [True, True]  # rank moves
+    # against brute force: an exact value is one that no lowering of the floors moves
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        m = int(rng.integers(2, 6))
+        p = np.round(rng.choice([0.01, 0.02, 0.05, 0.2, 0.5, 1.0], m) * rng.choice([1, 1, 0.5], m), 4)
+        floor = rng.random(m) < 0.4
+        adj, bound = correct_bounded(p, floor, "holm")
+        moved = np.zeros(m, dtype=bool)
+        for _ in range(40):
+            q = np.where(floor, p * rng.choice([1e-9, 0.1, 0.5, 0.9, 1.0], m), p)
+            moved |= _holm(q) < adj - 1e-15
+        assert not (moved & ~bound).any(), (p, floor, adj, bound)  # never exact where a lowering moves it
+        if floor.any() and (~floor).any():  # and where every floor is ranked first, bounds are tight
+            first = np.argsort(p, kind="stable")
+            if np.flatnonzero(floor[first]).max() < np.flatnonzero(~floor[first]).min():
+                q = np.where(floor, p * 1e-9, p)
+                assert ((_holm(q) < adj - 1e-15) == bound).all(), (p, floor, adj, bound)

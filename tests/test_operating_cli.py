@@ -146,3 +146,51 @@ def test_several_models_each_say_their_thresholds(tmp_path, capsys):
     out, _ = _run(["eval", str(f), "--target", "y", "--score", "a,b", "-m", "youden"], capsys)
     assert "a: YOUDEN: at score >= 0.7 (of=threshold gives it as a value)" in out
     assert "b: YOUDEN: at score >= 0.6 (of=threshold gives it as a value)" in out
+
+
+def test_thresholds_in_the_models_and_group_tables_are_printed_in_full(tmp_path, capsys):
+    """A threshold row is printed in full (repr) in every printed table, not only in one model's
+    summary: the models' table (value and interval bounds) and the per-group tables, where six
+    decimals would print a number whose `score >=` leaves out the boundary case."""
+    rng = np.random.default_rng(3)
+    n = 600
+    y = rng.integers(0, 2, n)
+    s = np.clip(0.2 * y + 0.8 * rng.random(n), 0, 1)  # full-precision scores: thresholds of 16 digits
+    g = rng.integers(0, 3, n)
+    f = tmp_path / "d.csv"
+    f.write_text(
+        "y,s,t,g\n"
+        + "".join(f"{a},{float(b)!r},{float(b * 0.9)!r},{c}\n" for a, b, c in zip(y, s, g, strict=True))
+    )
+    spec = ["-m", "youden:of=threshold,youden"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = {
+            m: perfeval.evaluate(y, p, measures=["youden:of=threshold"])
+            for m, p in (("s", s), ("t", s * 0.9))
+        }
+        per = perfeval.evaluate(y, s, groups=g, measures=["youden:of=threshold"])
+    out, _ = _run(
+        ["eval", str(f), "--target", "y", "--score", "s,t", *spec, "--ci", "0.9", "--n-boot", "30"], capsys
+    )
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:3]}
+    for m in ("s", "t"):
+        iv = perfeval.ci(
+            y, s if m == "s" else s * 0.9, measures=["youden:of=threshold"], n_boot=30, level=0.9
+        )
+        r = iv["YOUDEN:of=threshold"]
+        assert rows[m][1:4] == [repr(want[m]["YOUDEN:of=threshold"]), repr(r.low), repr(r.high)]
+    out, _ = _run(
+        ["eval", str(f), "--target", "y", "--score", "s", "--group", "g", "--per-group", *spec], capsys
+    )
+    table = out.split("signature:")[1].splitlines()[3:]
+    assert [line.split()[1] for line in table] == [
+        repr(float(v)) for v in per.results["YOUDEN:of=threshold"].per_group
+    ]
+    out, _ = _run(
+        ["eval", str(f), "--target", "y", "--score", "s,t", "--group", "g", "--per-group", *spec], capsys
+    )
+    block = out.split("s, per group:")[1].splitlines()[2:5]
+    assert [line.split()[1] for line in block] == [
+        repr(float(v)) for v in per.results["YOUDEN:of=threshold"].per_group
+    ]

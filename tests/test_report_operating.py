@@ -228,3 +228,28 @@ def test_a_target_no_point_meets_is_undefined_with_its_reason(tmp_path):
     )
     assert _cell(p, "s", "REC_AT_PRE@0.9", "threshold")[1] == "undefined"
     assert _cell(p, "s", "REC_AT_PRE@0.9", "point")[1] == "no point"
+
+
+def test_a_threshold_asked_with_several_models_and_intervals(table, capsys):
+    """`-m youden:of=threshold` with two models and --ci: the report is written (it was refused with
+    compare's line, "compare refuses it"); the threshold has its interval in the measures table, no
+    direction ("none": a higher threshold is no better model), and no row among the comparisons."""
+    frame, path, d = table
+    out = d / "ops_twin.html"
+    argv = ["report", str(path), "--target", "clicked", "--score", "model_a,model_b"]
+    argv += ["-m", "roc,youden,youden:of=threshold", "--ci", "0.9", "--n-boot", "50", "-o", str(out)]
+    assert main(argv) == 0, capsys.readouterr().err
+    text = out.read_text(encoding="utf-8")
+    p = parse(text)
+    assert "<td>YOUDEN:of=threshold</td><td>none</td>" in text
+    comparisons = text.split("Comparisons with", 1)[1].split("</table>", 1)[0]
+    assert ">YOUDEN<" in comparisons and "of=threshold" not in comparisons
+    r = perfeval.evaluate(frame["clicked"], frame["model_a"], measures=["youden:of=threshold"])
+    tds = [
+        t
+        for tag, a, t in p.cells
+        if a.get("data-measure") == "YOUDEN:of=threshold" and a.get("data-model") == "model_a"
+    ]
+    assert tds and tds[0].startswith(f"{r['YOUDEN:of=threshold']:.6f} [")
+    assert r.results["YOUDEN:of=threshold"].direction == "none"
+    assert r.to_frame().loc["YOUDEN:of=threshold", "direction"] == "none"

@@ -315,3 +315,38 @@ def test_compare_over_groups_says_where_a_model_is_undefined(capsys, tmp_path):
     )
     assert code == 0 and "GAUC of b is undefined for 1 of 3 groups ('q2')" in err
     assert "GAUC of a is undefined for 1 of 3 groups ('q2')" in err
+
+
+# -- too few groups to resample whole ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n_groups", [1, 2])
+def test_too_few_groups_say_so(tmp_path, capsys, n_groups):
+    """With one or two groups, a whole-group replicate often draws no group at all (each group's
+    Poisson(1) weight is 0 with probability e^-1): the interval is NaN, and the reason says that, not
+    "a replicate without a positive" (there is no positive in a regression's MAE)."""
+    from perfeval.cli.main import main
+
+    rng = np.random.default_rng(1)
+    n = 400
+    y = np.round(rng.gamma(2.0, 10.0, n), 2)
+    p = np.round(y + rng.normal(0, 3, n), 2)
+    g = rng.integers(0, n_groups, n)
+    c = ci(y, p, groups=g, measures=["mae"], n_boot=200, task="regression")["MAE"]
+    assert np.isnan(c.low) and np.isnan(c.high)
+    groups = f"{n_groups} group{'' if n_groups == 1 else 's'}"
+    want = f"no interval: {groups} with a value, too few to resample whole groups"
+    assert c.note.startswith(want)
+    f = tmp_path / "r.csv"
+    f.write_text("y,p,q,g\n" + "".join(f"{a},{b},{b + 1},{k}\n" for a, b, k in zip(y, p, g, strict=True)))
+    argv = ["eval", str(f), "--target", "y", "--score", "p", "--group", "g", "-m", "mae", "--ci", "0.95"]
+    assert main([*argv, "--n-boot", "200"]) == 0
+    out = capsys.readouterr().out
+    assert f"(nan intervals: MAE: {want}" in out and "without a positive" not in out
+    if n_groups == 2:
+        argv = ["compare", str(f), "--target", "y", "--score", "p,q", "--group", "g", "-m", "mae"]
+        assert main([*argv, "--n-boot", "200"]) == 0
+        out = capsys.readouterr().out
+        assert (
+            "no interval or test: 2 groups with a value, too few" in out and "without a positive" not in out
+        )

@@ -218,6 +218,14 @@ def _of_threshold(label: Any) -> bool:
     return isinstance(label, str) and "of=threshold" in label
 
 
+def _cells(columns: list[str], values: list[Any]) -> list[str]:
+    """A printed table's cells under these column names: a score threshold's column (an
+    ``of=threshold`` spec's value, its interval's bounds, a group's threshold) in full, as
+    :func:`threshold_cell` prints it, every other as :func:`number` does.
+    """
+    return [(threshold_cell if _of_threshold(c) else number)(v) for c, v in zip(columns, values, strict=True)]
+
+
 def _asked(report: Any, label: str) -> bool:
     """Whether the table has the measure's ``of=threshold`` row (its threshold said already)."""
     return f"{label}{',' if ':' in label else ':'}of=threshold" in report.results
@@ -289,7 +297,7 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
         if bounded:
             names = [f"{n}{suffix}" for n in names for suffix in ("", " tie_min", " tie_max")]
         gtab = [["group", *names]] + [
-            [shown(str(k))] + [number(v) for v in _group_cells(report, i, bounded)]
+            [shown(str(k))] + _cells(names, _group_cells(report, i, bounded))
             for i, k in enumerate(report.groups)
         ]
         lines += table(gtab, "lr")
@@ -392,7 +400,7 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
         return "\n".join(lines) + "\n"
     head = ["model", *_model_cells(first, _TABLE_COLUMNS)[0]]
     rows = [
-        [shown(name)] + [number(v) for v in _model_cells(r, _TABLE_COLUMNS)[1]] for name, r in reports.items()
+        [shown(name)] + _cells(head[1:], _model_cells(r, _TABLE_COLUMNS)[1]) for name, r in reports.items()
     ]
     lines = table([head, *rows], "lr")
     for name, r in reports.items():
@@ -423,7 +431,7 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
             lines += table(
                 [["group", *labels]]
                 + [
-                    [shown(str(k))] + [number(v) for v in _group_cells(r, i, False)]
+                    [shown(str(k))] + _cells(labels, _group_cells(r, i, False))
                     for i, k in enumerate(r.groups)
                 ],
                 "lr",

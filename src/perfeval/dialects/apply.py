@@ -201,7 +201,7 @@ def evaluate_dialect(
                 value = _roc_input_order(cases, pol.ties, pos_label, spec.label)
                 if math.isnan(value) and pol.one_class is not None:  # one class (the only NaN here)
                     value = pol.one_class
-                results[spec.label] = MeasureResult(spec.label, value, spec.measure.direction)
+                results[spec.label] = MeasureResult(spec.label, value, spec.direction)
             continue
         y = cases.y
         s = _ordered(d, opts, todo, cases, codes, keys, ids, pos_label)
@@ -440,7 +440,7 @@ def _rules(
     if pol.empty == "option" and opts["empty_target_action"] == "skip" and np.isnan(vals).all():
         vals[:] = 0.0  # torchmetrics: every query skipped gives 0
     if not grouped:
-        return MeasureResult(spec.label, float(vals[0]), spec.measure.direction)
+        return MeasureResult(spec.label, float(vals[0]), spec.direction)
     # the engine measure's averaging (DIN's GAUC is GAUC_UNWEIGHTED's mean), the user's label
     res = MeasureResult.of(MeasureSpec(get_measure(pol.measure)), vals, sizes, keys, True)
     res.label = spec.label
@@ -512,7 +512,7 @@ def _finished(
         kwargs.pop("empty_target_action", None)
         vals = np.array([float(fn(h, **kwargs)) for h in hists])
         if keys is None:
-            out[spec.label] = MeasureResult(spec.label, float(vals[0]), spec.measure.direction)
+            out[spec.label] = MeasureResult(spec.label, float(vals[0]), spec.direction)
         else:
             res = MeasureResult.of(MeasureSpec(spec.measure), vals, sizes, keys, True)
             res.label = spec.label

@@ -232,7 +232,7 @@ class MeasureResult:
 
     @classmethod
     def single(cls, spec: MeasureSpec, value: float) -> MeasureResult:
-        return cls(spec.label, value, spec.measure.direction)
+        return cls(spec.label, value, spec.direction)
 
     @classmethod
     def of(
@@ -245,9 +245,9 @@ class MeasureResult:
         wmean = float((vals[ok] * (sizes[ok] / wsum)).sum()) if ok.any() and wsum > 0 else math.nan
         head = wmean if spec.measure.aggregate == "weighted" else mean
         if not grouped:
-            return cls(spec.label, float(vals[0]) if len(vals) else math.nan, spec.measure.direction)
+            return cls(spec.label, float(vals[0]) if len(vals) else math.nan, spec.direction)
         undefined = np.asarray(keys)[~ok].tolist()  # plain Python keys, converted in one C loop
-        return cls(spec.label, head, spec.measure.direction, mean, wmean, vals, undefined)
+        return cls(spec.label, head, spec.direction, mean, wmean, vals, undefined)
 
 
 class Report:

@@ -278,7 +278,7 @@ def attach_results(
     """
     labels = results[0].values.values if results else {}
     overall = {label: r.value for label, r in report.results.items() if label in labels}
-    directions: dict[str, str] = {label: task.spec_of(label).measure.direction for label in overall}
+    directions: dict[str, str] = {label: task.spec_of(label).direction for label in overall}
     report.slices = Slices(results, overall, directions, min_size, report.params.get("threshold", 0.5))
     report.params["slices"] = {
         "by": [res.name for res in results],

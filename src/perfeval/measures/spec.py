@@ -58,6 +58,14 @@ class MeasureSpec:
         return dict(self.params)
 
     @property
+    def direction(self) -> str:
+        """Which way is better for this spec's value: the measure's direction, but ``"none"`` for an
+        operating point's score threshold (``of=threshold``: a higher or lower threshold is no better
+        model).
+        """
+        return "none" if self.kwargs.get("of") == "threshold" else self.measure.direction
+
+    @property
     def label(self) -> str:
         """Canonical text: the name, ``@k`` for a set first parameter, ``:p=v`` for the others; a
         threshold other than the default 0.5 is always shown (``ACC@0.7``), set here or by ``-t``.

@@ -37,7 +37,7 @@ from perfeval.plot import TITLES, CurveDisplay, plot_by_group
 from perfeval.stats import ci as _ci
 from perfeval.stats.api import compare_models
 from perfeval.stats.intervals import one_sided, reasons, undefined_intervals, which_tests
-from perfeval.stats.paired import correct_tested
+from perfeval.stats.paired import correct_bounded
 from perfeval.stats.replicates import shared_jackknife
 
 # matplotlib is optional (perfeval[plot]): imported where a figure is drawn.
@@ -363,6 +363,11 @@ def _comparisons(
     """
     names = list(models)
     base = names[0]
+    # a score threshold (of=threshold) says nothing of which model is better: not compared (as
+    # `perfeval compare` refuses it); its interval is in the measures table
+    labels = [lab for lab in labels if parse_measure(lab).kwargs.get("of") != "threshold"]
+    if not labels:
+        return []
     crow = []
     every = compare_models(
         y,
@@ -384,11 +389,10 @@ def _comparisons(
     if several:  # each measure's p-values corrected over the models compared, as `perfeval compare`
         for lab in labels:
             ps = [every[o][lab].p_value for o in names[1:]]
-            adj = correct_tested(ps, "holm")
-            floors = [every[o][lab].p_value for o in names[1:] if every[o][lab].p_at_floor]
-            for o, a, p in zip(names[1:], adj, ps, strict=True):
+            adj, bounds = correct_bounded(ps, [every[o][lab].p_at_floor for o in names[1:]], "holm")
+            for o, a, b in zip(names[1:], adj.tolist(), bounds.tolist(), strict=True):
                 holm[(o, lab)] = float(a)
-                bound[(o, lab)] = any(f <= p for f in floors)  # Holm's from a bound is a bound
+                bound[(o, lab)] = bool(b)  # Holm's from a bound is a bound where a floor's term holds it
     floored = []
     for other in names[1:]:
         res = every[other]

@@ -380,7 +380,25 @@ def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, 
     lo, hi, sd, note = interval(
         est, reps, level, method, lambda v=vals, a=agg: acceleration(*jack_group_values(v, a))
     )
+    note = note or _few_groups(est, reps, ~np.isnan(vals), "interval")
     return Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups", seed, note)
+
+
+def _few_groups(estimate: float, reps: np.ndarray, defined: np.ndarray, what: str) -> str:
+    """Why a whole-group bootstrap has no interval when its groups are too few ('' otherwise): a
+    replicate gives each group a Poisson(1) weight, so with G groups a share e^-G of the replicates
+    draws none of them and is undefined (37% of them for one group, 14% for two); past 5% there is
+    no interval (:func:`~perfeval.stats.intervals.interval`).  ``defined``: the groups with a value.
+    """
+    empty = int(np.isnan(reps).sum())
+    if not np.isfinite(estimate) or empty <= 0.05 * len(reps):
+        return ""
+    n = int(np.count_nonzero(defined))
+    return (
+        f"no {what}: {n} group{'' if n == 1 else 's'} with a value, too few to resample whole groups "
+        f"(a replicate weighs each group by a Poisson(1) draw): {empty} of the {len(reps)} replicates "
+        "drew none of them"
+    )
 
 
 def ci_from_summary(
@@ -900,6 +918,8 @@ def _compare_one(
             reps = ra - rb
         tested = bool(np.isfinite(diff))  # an infinite log loss: no test of an infinite difference
         lo, hi, sd, note, p, floor = paired_test(diff, reps, level, method, accel, tested)
+        if resampled == "groups":
+            note = note or _few_groups(diff, reps, both, "interval or test")
         out[spec.label] = Comparison(
             spec.label, ea, eb, diff, lo, hi, p, level, method, n_boot, sd, resampled, seed, floor, note
         )

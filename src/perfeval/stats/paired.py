@@ -734,13 +734,43 @@ def correct_tested(pvalues: Any, method: str = "holm") -> np.ndarray:
     return p
 
 
+def _holm_bound(p: np.ndarray, floor: np.ndarray) -> np.ndarray:
+    """Which of Holm's adjusted p-values are upper bounds, ``floor`` marking the p-values that are.
+
+    Holm's adjusted p-value of the i-th smallest is the largest of min(1, (m - k + 1) p_(k)) over the
+    ranks k <= i.  Lowering a bound p-value can lower it only where no exact p-value's term reaches
+    it: an exact term at that largest value holds it there (``[<=0.02, 0.5]`` adjusts to
+    ``[<=0.04, 0.5]``, the 0.5 exact).  A bound ranked after an exact p-value at or before the own
+    rank (above it, or tied and after it) could move ahead of it when lowered and change its rank
+    (its multiplier): then a bound too.
+    """
+    ok = ~np.isnan(p)
+    out = np.zeros(p.shape, dtype=bool)
+    q, f = p[ok], floor[ok]
+    m = q.size
+    if m == 0 or not f.any():
+        return out
+    order = np.argsort(q, kind="stable")
+    qs, fs = q[order], f[order]
+    terms = np.minimum(qs * np.arange(m, 0, -1, dtype=np.float64), 1.0)
+    held = np.maximum.accumulate(np.where(fs, -np.inf, terms))  # the largest exact term up to each rank
+    bound_sorted = held < np.maximum.accumulate(terms)
+    last_floor = int(np.flatnonzero(fs).max())
+    first_exact = np.minimum.accumulate(np.where(fs, m, np.arange(m)))  # the first exact rank up to each
+    bound_sorted |= last_floor > first_exact  # a bound ranked after an exact p-value could overtake it
+    inner = np.empty(m, dtype=bool)
+    inner[order] = bound_sorted
+    out[ok] = inner
+    return out
+
+
 def correct_bounded(pvalues: Any, at_floor: Any, method: str = "holm") -> tuple[np.ndarray, np.ndarray]:
     """:func:`correct_tested`, and which corrected p-values are upper bounds: those read from a
     bootstrap p-value at its floor (``at_floor``: the p-value is a bound, p <= it).  Every correction
-    only grows with the p-values, so a bound in gives a bound out: Holm's adjusted p-value is read
-    from the p-values at or below its own, Benjamini-Hochberg's from those at or above its own,
-    Bonferroni's from its own alone.  The correction of ``perfeval compare`` and of
-    :func:`perfeval.stats.compare_models` (``correction=``).
+    only grows with the p-values, so a bound in can give a bound out: Holm's adjusted p-value where
+    the largest of its terms is a floor's (:func:`_holm_bound`), Benjamini-Hochberg's where a p-value
+    at or above its own is at its floor, Bonferroni's where its own is.  The correction of
+    ``perfeval compare`` and of :func:`perfeval.stats.compare_models` (``correction=``).
 
     Examples
     --------
@@ -753,7 +783,7 @@ def correct_bounded(pvalues: Any, at_floor: Any, method: str = "holm") -> tuple[
     adj = correct_tested(p, method)
     floors = p[floor & ~np.isnan(p)]
     if method == "holm":
-        bound = np.array([bool((floors <= v).any()) for v in p.tolist()], dtype=bool)
+        bound = _holm_bound(p, floor)
     elif method == "bh":
         bound = np.array([bool((floors >= v).any()) for v in p.tolist()], dtype=bool)
     else:
