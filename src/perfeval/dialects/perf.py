@@ -108,8 +108,7 @@ def evaluate_perf(cases: Cases, specs: list[MeasureSpec], *, threshold: float, p
     fast = all(s.measure.name in ORDER_FREE for s in specs)
     got, _warnings = values(t32.tobytes(), p32.tobytes(), argv, any_tie_order=fast)
     results = {
-        s.label: MeasureResult(s.label, float(got.get(s.measure.name, np.nan)), s.direction)
-        for s in specs
+        s.label: MeasureResult(s.label, float(got.get(s.measure.name, np.nan)), s.direction) for s in specs
     }
     params = {
         "threshold": threshold,
