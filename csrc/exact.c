@@ -497,7 +497,9 @@ static int lowest(const double *x, Py_ssize_t lo, Py_ssize_t hi)
  * operation's result is a multiple of 2**d when its operands' exact result is, and every float64 a
  * multiple of 2**-1074) and returns (list, drop).  lost 1: the answer as a tuple with one more entry,
  * (list, lost) or (list, drop, lost), lost True if a product of some row lost bits below 2**-1074
- * (tp_lost: its terms are not the exact product, so neither is the sum; the caller says so). */
+ * (tp_lost: its terms are not the exact product, so neither is the sum; the caller says so); lost 2:
+ * that entry is each group's flag instead, G bytes (1: that group's sum is not exact).  A row whose
+ * last factor is 0 adds terms of 0, exact whatever a partial product lost (a weight of 0). */
 PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *bo, *ao, *b_o = Py_None, *co = Py_None;
@@ -506,6 +508,10 @@ PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     if (drop < -1 || drop >= 1126) {
         PyErr_SetString(PyExc_ValueError, "exact_sums: drop must be in 0..1125, or -1");
+        return NULL;
+    }
+    if (want_lost < 0 || want_lost > 2) {
+        PyErr_SetString(PyExc_ValueError, "exact_sums: lost must be 0, 1 or 2");
         return NULL;
     }
     nv_args in = {0};
@@ -553,22 +559,27 @@ PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
     A.lo = LIMBS;
     A.hi = -1;
     PyObject *out = PyList_New(G);
+    PyObject *flags = out && want_lost == 2 ? PyBytes_FromStringAndSize(NULL, G) : NULL;
+    if (out && want_lost == 2 && !flags)
+        Py_CLEAR(out);
+    char *flag = flags ? PyBytes_AS_STRING(flags) : NULL;
     for (Py_ssize_t g = 0; out && g < G; g++) {
         long long since = 0;
-        int r = 0;
+        int r = 0, gl = 0;
         for (Py_ssize_t i = bounds[g]; i < bounds[g + 1] && !r; i++) {
             if (nf == 1) {
                 r = add_term(&A, a[i]);
                 since += 1;
             } else if (nf == 2) {
                 double e, p = two_product(a[i], b[i], &e);
-                lost |= tp_lost(a[i], b[i], p);
+                gl |= tp_lost(a[i], b[i], p);
                 r = add_term(&A, p) | add_term(&A, e);
                 since += 2;
             } else {
                 double e1, p1 = two_product(a[i], b[i], &e1), e2, e3;
                 double p2 = two_product(p1, c[i], &e2), p3 = two_product(e1, c[i], &e3);
-                lost |= tp_lost(a[i], b[i], p1) | tp_lost(p1, c[i], p2) | tp_lost(e1, c[i], p3);
+                if (c[i] != 0.0) /* times 0: every term 0, exact */
+                    gl |= tp_lost(a[i], b[i], p1) | tp_lost(p1, c[i], p2) | tp_lost(e1, c[i], p3);
                 r = add_term(&A, p2) | add_term(&A, e2) | add_term(&A, p3) | add_term(&A, e3);
                 since += 4;
             }
@@ -579,9 +590,13 @@ PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
         }
         if (r) { /* a term beyond float64's range */
             Py_DECREF(out);
+            Py_XDECREF(flags);
             nv_args_release(&in);
             Py_RETURN_NONE;
         }
+        if (flag)
+            flag[g] = (char)gl;
+        lost |= gl;
         PyObject *v = to_int(&A, drop);
         if (!v) {
             Py_CLEAR(out);
@@ -590,10 +605,15 @@ PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
         PyList_SET_ITEM(out, g, v);
     }
     nv_args_release(&in);
-    if (out && automatic)
-        return want_lost ? Py_BuildValue("(NiN)", out, drop, PyBool_FromLong(lost)) : Py_BuildValue("(Ni)", out, drop);
-    if (out && want_lost)
-        return Py_BuildValue("(NN)", out, PyBool_FromLong(lost));
+    if (!out) {
+        Py_XDECREF(flags);
+        return NULL;
+    }
+    PyObject *said = want_lost == 2 ? flags : want_lost ? PyBool_FromLong(lost) : NULL;
+    if (automatic)
+        return said ? Py_BuildValue("(NiN)", out, drop, said) : Py_BuildValue("(Ni)", out, drop);
+    if (said)
+        return Py_BuildValue("(NN)", out, said);
     return out;
 }
 
@@ -692,6 +712,7 @@ typedef struct {
     double *frac[2];    /* each group's R2 and explained variance (NULL: not asked) */
     int bad;            /* 1: a difference or a product beyond float64's range; 2: a weights' sum below 0 */
     int lost;           /* bit k: a product of sum k lost bits below 2**-1074 (tp_lost) */
+    int32_t *glost;     /* each group's own such bits */
 } rs_job;
 
 /* group g's rows added into the job's accumulators (the terms of each sum in `use`); nonzero if a
@@ -735,7 +756,7 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
         if (w) {                                                                                                   \
             t[0] = two_product(p1, w[i], &t[1]);                                                                   \
             t[2] = two_product(e1, w[i], &t[3]);                                                                   \
-            l |= tp_lost(p1, w[i], t[0]) | tp_lost(e1, w[i], t[2]);                                                \
+            l = w[i] == 0.0 ? 0 : l | tp_lost(p1, w[i], t[0]) | tp_lost(e1, w[i], t[2]); /* times 0: exact */   \
             nt = 4;                                                                                                \
         } else {                                                                                                   \
             t[0] = p1;                                                                                             \
@@ -776,6 +797,7 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
         }
     }
     J->lost |= lost;
+    J->glost[g] = lost;
     return bad;
 }
 
@@ -863,7 +885,7 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
 }
 
 /* regression_sums(bounds, y, yhat, w, mask, scaled[, means[, order[, fracs]]]) -> (sums, drops[,
- * quotients], lost) or an int code.
+ * quotients], lost, glost) or an int code.
  * Each group's sums of w y, w y^2, w r, w r^2, w |r|, w max(r, 0), w |r| / max(|y|, eps) and w (r =
  * y - yhat, each row's own rounded difference; w absent: 1), the products exact as exact_sums makes
  * them (the same terms: two_product(y, y) then each times w, ...), in one pass without the n-sized
@@ -882,15 +904,16 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
  * row i of the groups being y[order[i]] (no gathered copies of the columns: the reads prefetched).
  * lost: bit k set when a product of sum k (of any group; made as an integer, a quotient or for a
  * fraction) lost bits below 2**-1074 (tp_lost): that sum, and the quotients and fractions read from
- * it, are not the exact numbers, and the caller refuses the measures that read it (a sum without a
- * product, unweighted w y, w r, w |r|, ..., never loses a bit).  Refused (summaries/regression.py,
- * lost_why), not computed on the targets and predictions scaled by a power of two (exact, and R2 and
- * the explained variance do not change with it): a stream, a Metric or a Dask partition sees its rows
+ * it, are not the exact numbers, and the caller makes the measures that read it NaN, with why (a sum
+ * without a product, unweighted w y, w r, w |r|, ..., never loses a bit; nor a row of weight 0).
+ * glost: each group's own such bits, G int32 (bytes): per group, only the groups that lost them are
+ * NaN.  Said (summaries/regression.py, lost_reason), not computed on the targets and predictions
+ * scaled by a power of two (exact, and R2 and the explained variance do not change with it): a stream, a Metric or a Dask partition sees its rows
  * one part at a time, and the scale that would save every part is known only once every part is in,
  * while their sums must merge with the same bits in any order; and MSE, RMSE, the deviances would
  * have to be scaled back, correctly rounded only where the value is a normal float64.  Only data of
  * about 1e-150 or smaller (a square's last bits below 2**-1074), subnormals, or such residuals times
- * small weights are refused; the common case costs one comparison a product (|p| >= 2**-968).
+ * small weights are NaN; the common case costs one comparison a product (|p| >= 2**-968).
  * Codes: 1, a target minus its prediction (or the ratio of MAPE) beyond float64's range; 2, a
  * product beyond it (code 1 first, as the numpy form checks r before any product). */
 PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
@@ -987,12 +1010,16 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
     acc_t *A = PyMem_RawMalloc(2 * RS_N * sizeof(acc_t));
     num_t *num = PyMem_RawMalloc(2 * (2 + RS_T) * sizeof(num_t));
     PyObject *lists[RS_N] = {0}, *quot[RS_N + 2] = {0};
-    if (!A || !num) {
+    PyObject *glost = PyBytes_FromStringAndSize(NULL, G * (Py_ssize_t)sizeof(int32_t));
+    if (!A || !num || !glost) {
         PyMem_RawFree(A);
         PyMem_RawFree(num);
+        Py_XDECREF(glost);
         nv_args_release(&in);
-        return PyErr_NoMemory();
+        return glost ? PyErr_NoMemory() : NULL;
     }
+    if (G)
+        memset(PyBytes_AS_STRING(glost), 0, G * sizeof(int32_t));
     for (int k = 0; k < 2 * RS_N; k++) {
         memset(A[k].limb, 0, sizeof A[k].limb);
         A[k].lo = LIMBS;
@@ -1021,6 +1048,7 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         rs_job *J = &jobs[t];
         J->y = y, J->yh = yh, J->w = w, J->ord = ord, J->bounds = bounds, J->hi = hi;
         J->use = use, J->mask = mask, J->pre = pre;
+        J->glost = (int32_t *)PyBytes_AS_STRING(glost);
         J->A = A + t * RS_N;
         J->num = num + (2 + RS_T) * t, J->den = J->num + 1, J->T = J->num + 2;
         for (int k = 0; k < RS_N; k++)
@@ -1071,6 +1099,7 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         }
         PyMem_RawFree(A);
         PyMem_RawFree(num);
+        Py_DECREF(glost);
         /* the differences not checked first: whether one is beyond the range (code 1 first) */
         code = pre ? 2 : diffs_code(y, yh, ord, lo, hi);
         nv_args_release(&in);
@@ -1084,6 +1113,7 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         Py_XDECREF(sums);
         Py_XDECREF(dr);
         Py_XDECREF(qs);
+        Py_DECREF(glost);
         for (int k = 0; k < RS_N + 2; k++) {
             Py_XDECREF(k < RS_N ? lists[k] : NULL);
             Py_XDECREF(quot[k]);
@@ -1107,14 +1137,15 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
     }
     if (PyTuple_GET_SIZE(args) < 7) { /* no `means` given: no quotients */
         Py_DECREF(qs);
-        return Py_BuildValue("(NNi)", sums, dr, lost);
+        return Py_BuildValue("(NNiN)", sums, dr, lost, glost);
     }
-    return Py_BuildValue("(NNNi)", sums, dr, qs, lost);
+    return Py_BuildValue("(NNNiN)", sums, dr, qs, lost, glost);
 fail:
     for (int k = 0; k < RS_N + 2; k++) {
         Py_XDECREF(k < RS_N ? lists[k] : NULL);
         Py_XDECREF(quot[k]);
     }
+    Py_XDECREF(glost);
     PyMem_RawFree(num);
     PyMem_RawFree(A);
     nv_args_release(&in);

@@ -1,13 +1,18 @@
 """Tiny targets and predictions: a product whose exact value has bits below 2**-1074 (float64's last)
 cannot be made exact by Dekker's two-product (its error term underflows), so the regression sums that
-hold it are not exact.  The kernels say which sums lost bits (csrc/exact.c, ``tp_lost``) and the
-measures that read one refuse in one line (R2 and the explained variance do not change with the
-scale: scale the targets and the predictions); a measure that reads none (MAE unweighted: no product)
-is computed as before.  The same on every backend."""
+hold it are not exact.  The kernels say which sums lost bits (csrc/exact.c, ``tp_lost``), per group
+too, and a measure that reads one is NaN with the reason, as an undefined measure is (said once under
+its label: R2 and the explained variance do not change with the scale, so scale the targets and the
+predictions); every other measure is computed, with the bits of a run without the lost one, and the
+run exits 0.  Per group only the groups that lost bits are NaN.  The same on every backend and in
+compare, the intervals and explain."""
 
 from __future__ import annotations
 
+import json
 import math
+import pickle
+import re
 import warnings
 from fractions import Fraction
 
@@ -23,13 +28,33 @@ from perfeval.summaries.regression import ratio
 Y = np.array([1.0, 2.0, 3.0, 4.0])
 P = np.array([1.1, 1.9, 3.2, 3.7])
 REFUSED = "scale the targets and the predictions: R2 and the explained variance do not change with the scale"
+#: the reason of a lost measure (summaries/regression.py, lost_reason), its two forms
+LOST = (
+    "a product of targets, predictions and weights has bits below 2**-1074 (the smallest 64-bit float), so "
+    "the exact sums cannot be formed; "
+)
+LOST_R2 = LOST + (
+    "scale the targets and the predictions: R2 and the explained variance do not change with the scale "
+    "(nor do the D^2 scores, nor any of them with the weights' scale)"
+)
+LOST_MEAN = LOST + (
+    "scale the targets and the predictions (and the value back), or the weights (a weighted mean does not "
+    "change with their scale)"
+)
+
+
+def _report(y, p, measures, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return perfeval.evaluate(y, p, measures=measures, task="regression", **kw)
 
 
 def _values(y, p, measures, **kw):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        r = perfeval.evaluate(y, p, measures=measures, task="regression", **kw)
-    return {k: v.value for k, v in r.results.items()}
+    return {k: v.value for k, v in _report(y, p, measures, **kw).results.items()}
+
+
+def _whys(y, p, measures, **kw):
+    return {k: v.why for k, v in _report(y, p, measures, **kw).results.items()}
 
 
 def _lastbit(x: float) -> int:
@@ -48,55 +73,110 @@ def _loses(a: np.ndarray, b: np.ndarray) -> bool:
 
 @pytest.mark.parametrize("scale", [1e-140, 1e-160, 1e-170, 1e-200])
 @pytest.mark.parametrize("measure", ["r2", "expvar"])
-def test_r2_is_the_unscaled_value_or_refused_in_one_line(scale, measure):
+def test_r2_is_the_unscaled_value_or_nan_with_why(scale, measure):
     want = _values(Y, P, [measure])
     ys, ps = Y * scale, P * scale
+    (label,) = want
     if _loses(ys, ys) or _loses(ys - ps, ys - ps):
-        with pytest.raises(perfeval.InvalidDataError, match=REFUSED) as e:
-            _values(ys, ps, [measure])
-        assert "\n" not in str(e.value) and "2**-1074" in str(e.value)
+        assert math.isnan(_values(ys, ps, [measure])[label])
+        assert _whys(ys, ps, [measure])[label] == LOST_R2
     else:
         assert _values(ys, ps, [measure]) == want
 
 
 @pytest.mark.parametrize("scale", [1e-160, 1e-170])
-def test_every_backend_refuses_r2_with_one_line(scale, tmp_path, capsys):
-    """Before: 0.9700576 (1e-160) and 1.0 (1e-170), scale invariant R2 of 0.97."""
+def test_every_backend_says_r2_nan_with_why_and_computes_mae(scale, tmp_path, capsys):
+    """Before: refused, the whole run (exit 1, MAE not printed); before that 0.9700576 (1e-160) and
+    1.0 (1e-170), scale invariant R2 of 0.97."""
     ys, ps = Y * scale, P * scale
-    lines = []
     weights = np.array([1.0, 2.0, 0.5, 1.0])
-    for kw in ({}, {"groups": np.array(["a", "a", "b", "b"])}, {"sample_weight": weights}):
-        with pytest.raises(perfeval.InvalidDataError, match=REFUSED) as e:
-            _values(ys, ps, ["mae", "r2"], **kw)
-        lines.append(str(e.value))
+    for kw in ({}, {"sample_weight": weights}):
+        with pytest.warns(
+            perfeval.UndefinedMeasureWarning, match=re.escape(f"R2 is undefined for this data: {LOST_R2}")
+        ):
+            got = perfeval.evaluate(ys, ps, measures=["mae", "r2"], task="regression", **kw)
+        assert math.isnan(got["R2"]) and got.results["R2"].why == LOST_R2
+        assert got["MAE"] == _values(ys, ps, ["mae"], **kw)["MAE"]  # the bits of a run without R2
+    grouped = _report(ys, ps, ["mae", "r2"], groups=np.array(["a", "a", "b", "b"]))
+    assert np.isnan(grouped.results["R2"].per_group).all()
+    assert grouped.results["R2"].undefined_groups_why == [LOST_R2, LOST_R2]
+    assert (
+        grouped.results["MAE"].per_group.tolist()
+        == _report(ys, ps, ["mae"], groups=np.array(["a", "a", "b", "b"])).results["MAE"].per_group.tolist()
+    )
     m = perfeval.Metric(["mae", "r2"], task="regression")
     m.update(ys[:2], ps[:2])
     m.update(ys[2:], ps[2:])
-    with pytest.raises(perfeval.InvalidDataError, match=REFUSED) as e:
-        m.compute()
-    lines.append(str(e.value))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = m.compute()
+    assert (
+        math.isnan(r["R2"]) and r.results["R2"].why == LOST_R2 and r["MAE"] == _values(ys, ps, ["mae"])["MAE"]
+    )
     path = tmp_path / "tiny.csv"
     rows = enumerate(zip(ys.tolist(), ps.tolist(), strict=True))
     path.write_text("y,p,g\n" + "".join(f"{a!r},{b!r},{i % 2}\n" for i, (a, b) in rows))
     for extra in ([], ["--stream"], ["--group", "g"], ["--stream", "--group", "g"]):
-        code = main(["eval", str(path), "--target", "y", "--score", "p", "-m", "mae,r2", *extra])
+        args = ["eval", str(path), "--target", "y", "--score", "p", *extra, "--format", "json"]
+        assert main([*args, "-m", "mae"]) == 0
+        alone = json.loads(capsys.readouterr().out)["measures"]["MAE"]
+        code = main([*args, "-m", "mae,r2"])
         out, err = capsys.readouterr()
-        assert code == 1 and out == "" and err.count("\n") == 1 and "Traceback" not in err, (extra, err)
-        assert REFUSED in err
-        lines.append(err.strip())
-    assert all(line.endswith(lines[0]) for line in lines), lines
+        assert code == 0 and "Traceback" not in err and "error" not in err, (extra, err)
+        said = json.loads(out)["measures"]
+        assert said["MAE"] == alone
+        assert said["R2"]["value"] is None
+        if "--group" in extra:
+            assert said["R2"]["per_group_why_null"] == {
+                "0": f"undefined in this group: {LOST_R2}",
+                "1": f"undefined in this group: {LOST_R2}",
+            }
+            assert err.count(LOST_R2) == 1 and "R2 is undefined for 2 of 2 groups (0, 1: " in err, err
+        else:
+            assert said["R2"]["why_null"] == LOST_R2
+            assert (
+                err.count(LOST_R2) == 1
+                and f"perfeval: warning: R2 is undefined for this data: {LOST_R2}\n" in err
+            )
 
 
-def test_one_subnormal_target_is_one_line_not_a_crash(tmp_path, capsys):
-    """Before: W syy - sy^2 < 0 from the inexact sums, then an OverflowError traceback (exit 70)."""
-    with pytest.raises(perfeval.InvalidDataError, match=REFUSED):
-        _values(np.array([5e-324]), np.array([0.001]), ["r2"])
+def test_the_cli_table_prints_the_other_measures(tmp_path, capsys):
+    """The brief's case: the default measures of a regression target (MAE, MSE_REG, RMSE_REG, R2,
+    EXPVAR) on 20 rows of about 1e-160: was exit 1 and nothing printed, not even MAE."""
+    import random
+
+    random.seed(1)
+    lines = ["y,p"]
+    for _ in range(20):
+        y = random.random() * 1e-160
+        lines.append(f"{y!r},{y * (1 + random.random() * 0.1)!r}")
+    path = tmp_path / "tiny.csv"
+    path.write_text("\n".join(lines) + "\n")
+    code = main(["eval", str(path), "--target", "y", "--score", "p"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    table = {ln.split()[0]: ln.split()[1] for ln in out.splitlines()[1:6]}
+    assert table["R2"] == table["EXPVAR"] == table["MSE_REG"] == table["RMSE_REG"] == "nan"
+    assert table["MAE"] != "nan"
+    assert f"perfeval: warning: R2 and EXPVAR are undefined for this data: {LOST_R2}\n" in err
+    assert f"perfeval: warning: MSE_REG and RMSE_REG are undefined for this data: {LOST_MEAN}\n" in err
+    assert err.count("2**-1074") == 2  # once under each reason's labels, not a line a measure
+    main(["eval", str(path), "--target", "y", "--score", "p", "-m", "mae"])
+    alone, _ = capsys.readouterr()
+    assert alone.splitlines()[1].split() == out.splitlines()[1].split()  # MAE's row, as without the others
+
+
+def test_one_subnormal_target_is_nan_not_a_crash(tmp_path, capsys):
+    """Before: W syy - sy^2 < 0 from the inexact sums, then an OverflowError traceback (exit 70);
+    then refused in one line (exit 1)."""
+    assert math.isnan(_values(np.array([5e-324]), np.array([0.001]), ["r2"])["R2"])
+    assert _whys(np.array([5e-324]), np.array([0.001]), ["r2"])["R2"] == LOST_R2
     path = tmp_path / "one.csv"
     path.write_text("y,p\n5e-324,0.001\n")
     for extra in ([], ["--stream"]):
-        code = main(["eval", str(path), "--target", "y", "--score", "p", "-m", "r2", *extra])
+        code = main(["eval", str(path), "--target", "y", "--score", "p", "-m", "r2,mae", *extra])
         out, err = capsys.readouterr()
-        assert code == 1 and out == "" and err.count("\n") == 1 and REFUSED in err, err
+        assert code == 0 and "R2" in out and err.count(LOST_R2) == 1, err
 
 
 def test_mae_reads_no_product_unweighted_and_is_computed():
@@ -110,8 +190,8 @@ def test_mae_reads_no_product_unweighted_and_is_computed():
     assert grouped.results["MAE"].per_group.tolist() == [got]
     # weighted: |r| w is a product; exact with w = 0.5, not with w = 1e-170
     assert _values(ys, ps, ["mae"], sample_weight=np.full(4, 0.5))["MAE"] == got
-    with pytest.raises(perfeval.InvalidDataError, match="2\\*\\*-1074"):
-        _values(ys, ps, ["mae"], sample_weight=np.full(4, 1e-170))
+    assert math.isnan(_values(ys, ps, ["mae"], sample_weight=np.full(4, 1e-170))["MAE"])
+    assert _whys(ys, ps, ["mae"], sample_weight=np.full(4, 1e-170))["MAE"] == LOST_MEAN
 
 
 def test_ratio_of_integers_past_the_range_is_signed_infinity():
@@ -136,15 +216,14 @@ def test_r2_at_a_power_of_two_scale_is_the_unscaled_value_or_refused(seed, k, we
     want = _values(y, p, ["r2", "expvar"], sample_weight=w)
     rs = ys - ps
     lost = _loses(ys, ys) or _loses(rs, rs)  # weighted: the terms times w too (not replayed here)
-    try:
-        got = _values(ys, ps, ["r2", "expvar"], sample_weight=w)
-    except perfeval.InvalidDataError as e:
-        assert REFUSED in str(e) and "\n" not in str(e)
-        assert lost or weighted, (y, p, k)  # unweighted: refused only when a product loses bits
-        return
-    assert got == want or all(
-        (math.isnan(a) and math.isnan(b)) or a == b for a, b in zip(got.values(), want.values(), strict=True)
-    ), (got, want)
+    got = _report(ys, ps, ["r2", "expvar"], sample_weight=w).results
+    for label, r in got.items():
+        if r.why == LOST_R2:
+            assert math.isnan(r.value)
+            assert lost or weighted, (y, p, k)  # unweighted: NaN so only when a product loses bits
+        else:
+            b = want[label]
+            assert r.value == b or (math.isnan(r.value) and math.isnan(b)), (label, r.value, b)
 
 
 @st.composite
@@ -224,15 +303,25 @@ def test_a_metric_state_keeps_which_sums_lost_bits():
     m.update(ys[:2], ps[:2])
     back = perfeval.Metric(["mae", "r2"], task="regression")
     back.load_state_dict(m.state_dict())
-    back.update(ys[2:], ps[2:])
-    with pytest.raises(perfeval.InvalidDataError, match=REFUSED):
-        back.compute()
-    old = m.state_dict()  # a state written before the field: nothing lost
-    old["regression"] = {k: v for k, v in old["regression"].items() if k != "lost"}
-    fresh = perfeval.Metric(["mae", "r2"], task="regression")
-    fresh.load_state_dict(old)
-    fresh.update(Y, P)  # the state's rows lost bits, but it does not say so: the sums as they are
-    assert math.isfinite(fresh.compute()["MAE"])
+    back.update(Y, P)  # rows that lose nothing: the state's lost bits are still said
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = back.compute()
+    assert math.isnan(r["R2"]) and r.results["R2"].why == LOST_R2 and math.isfinite(r["MAE"])
+    again = pickle.loads(pickle.dumps(m))
+    again.update(Y, P)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert again.compute().results["R2"].why == LOST_R2
+    # a state written before the field does not say whether its sums lost bits: refused, not read
+    # as exact (it was: R2 of these rows read 0.97 with the state's lost rows in its sums)
+    for rows in ((ys[:2], ps[:2]), (Y, P)):
+        written = perfeval.Metric(["mae", "r2"], task="regression")
+        written.update(*rows)
+        old = written.state_dict()
+        old["regression"] = {k: v for k, v in old["regression"].items() if k != "lost"}
+        with pytest.raises(perfeval.InvalidParameterError, match="lost bits below 2\\*\\*-1074"):
+            perfeval.Metric(["mae", "r2"], task="regression").load_state_dict(old)
     bad = m.state_dict()
     bad["regression"] = dict(bad["regression"], lost=[1])
     with pytest.raises(perfeval.InvalidParameterError):
@@ -250,26 +339,39 @@ def test_the_scikit_learn_forms_refuse_too():
     assert f.r2_score(Y, P) == _values(Y, P, ["r2"])["R2"]
 
 
-def test_dask_refuses_r2_and_computes_mae():
+def test_dask_says_r2_nan_with_why_and_computes_mae():
     pd = pytest.importorskip("pandas")
     dd = pytest.importorskip("dask.dataframe")
     import dask
 
-    ys, ps = Y * 1e-170, P * 1e-170
-    ddf = dd.from_pandas(pd.DataFrame({"y": ys, "p": ps, "g": [0, 0, 1, 1]}), npartitions=2)
+    ys, ps = np.concatenate([Y * 1e-170, Y]), np.concatenate([P * 1e-170, P])
+    g = np.array([0, 0, 0, 0, 1, 1, 1, 1])
+    ddf = dd.from_pandas(pd.DataFrame({"y": ys, "p": ps, "g": g}), npartitions=2)
     with dask.config.set(scheduler="sync"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         for kw in ({}, {"group": "g"}):
-            with pytest.raises(perfeval.InvalidDataError, match=REFUSED):
-                perfeval.evaluate(ddf, target="y", score="p", measures=["mae", "r2"], task="regression", **kw)
-            got = perfeval.evaluate(ddf, target="y", score="p", measures=["mae"], task="regression", **kw)
-            want = _values(ys, ps, ["mae"], **({"groups": np.array([0, 0, 1, 1])} if kw else {}))
-            assert np.array_equal(np.atleast_1d(got["MAE"]), np.atleast_1d(want["MAE"]))
+            got = perfeval.evaluate(
+                ddf, target="y", score="p", measures=["mae", "r2"], task="regression", **kw
+            )
+            assert got.params["backend"] == "dask"
+            mem = _report(ys, ps, ["mae", "r2"], **({"groups": g} if kw else {}))
+            for label in ("MAE", "R2"):
+                a, b = got.results[label], mem.results[label]
+                va, vb = (np.atleast_1d(x.per_group if kw else x.value) for x in (a, b))
+                assert np.array_equal(va, vb, equal_nan=True), label
+            if kw:
+                assert got.results["R2"].undefined_groups_why == [LOST_R2]
+                assert got.results["R2"].per_group[1] == _values(Y, P, ["r2"])["R2"]
+            else:
+                assert got.results["R2"].why == LOST_R2
+            alone = perfeval.evaluate(ddf, target="y", score="p", measures=["mae"], task="regression", **kw)
+            assert np.array_equal(np.atleast_1d(alone["MAE"]), np.atleast_1d(got["MAE"]))
 
 
 def test_the_two_threads_of_the_compiled_means_say_lost_bits():
     """Over 100,000 rows and several groups the compiled quotients run on two threads: a group of
-    tiny rows in either half refuses R2 and MSE; MAE (no product) is each group's own."""
+    tiny rows in either half is NaN for R2 and MSE, with why; the other groups are their own values;
+    MAE (no product) is each group's own."""
     rng = np.random.default_rng(5)
     n = 150_000
     y = rng.normal(size=n) + 3
@@ -279,9 +381,12 @@ def test_the_two_threads_of_the_compiled_means_say_lost_bits():
         yt, pt = y.copy(), p.copy()
         yt[g == tiny] *= 1e-170
         pt[g == tiny] *= 1e-170
-        for m in (["r2"], ["mse"]):
-            with pytest.raises(perfeval.InvalidDataError, match="2\\*\\*-1074"):
-                _values(yt, pt, m, groups=g)
+        for m, why in ((["r2"], LOST_R2), (["mse"], LOST_MEAN)):
+            r = next(iter(_report(yt, pt, m, groups=g).results.values()))
+            assert r.undefined == [tiny] and r.undefined_groups_why == [why]
+            whole = next(iter(_report(y, p, m, groups=g).results.values()))
+            keep = np.arange(4) != tiny
+            assert r.per_group[keep].tolist() == whole.per_group[keep].tolist()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             got = perfeval.evaluate(yt, pt, groups=g, measures=["mae"], task="regression")

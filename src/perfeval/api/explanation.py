@@ -408,6 +408,7 @@ def _explain_regression(
         regression_specs,
         regression_task,
     )
+    from perfeval.summaries.regression import lost_reason
 
     if task == "binary":
         raise InvalidParameterError("task='binary' names regression measures: drop one or the other")
@@ -444,7 +445,8 @@ def _explain_regression(
         cells["perfeval"][s.label] = Cell(r.value, "", [r.why] if r.why else [])
     rows = {tool: {} for tool in TOOLS if tool in wanted}  # type: dict[str, dict[str, Cell]]
     for s in specs:
-        got = regression_cells(facts, s, base.results[s.label].value)
+        r = base.results[s.label]
+        got = regression_cells(facts, s, r.value, lost=r.why == lost_reason(s.measure.name))
         for tool, row in rows.items():
             value, why, rules = got[tool]
             row[s.label] = Cell(value, why, rules)

@@ -27,6 +27,10 @@ The rules:
 - Deviances: both tools raise on a row outside the power's domain (perfeval: NaN, and how many rows);
   scikit-learn's ``d2_tweedie_score`` divides by zero when every target is equal.
 - torchmetrics takes no sample weights, and has no median absolute error, pinball loss or D^2 score.
+
+Where a sum a measure reads lost bits below ``2**-1074`` (data about 1e-150 or smaller), perfeval's
+value is NaN with that reason, and so is each tool's (reproduced from the same exact sums, which
+these data cannot give): the cell says so, it does not stop the explanation.
 """
 
 from __future__ import annotations
@@ -38,7 +42,15 @@ from typing import Any
 import numpy as np
 
 from perfeval.measures import MeasureSpec
-from perfeval.summaries.regression import SKLEARN_EPS, TM_MAPE_EPS, RegressionSummary, ratio, weighted_median
+from perfeval.summaries.regression import (
+    SKLEARN_EPS,
+    TM_MAPE_EPS,
+    LostBits,
+    RegressionSummary,
+    lost_reason,
+    ratio,
+    weighted_median,
+)
 
 __all__ = ["Facts", "regression_cells", "RULES", "TOOLS"]
 
@@ -304,16 +316,21 @@ def _sklearn_rules(f: Facts, spec: MeasureSpec, fn: str) -> list[str]:
     return []
 
 
-def _torchmetrics_cell(f: Facts, spec: MeasureSpec, ours: float) -> tuple[float, str, list[str]]:
+def _torchmetrics_cell(f: Facts, spec: MeasureSpec, ours: float, lost: bool) -> tuple[float, str, list[str]]:
     name = spec.measure.name
     fn = TORCHMETRICS_NAMES.get(name)
     if fn is None:
         return math.nan, "not defined by torchmetrics", []
     if f.w is not None:
         return math.nan, f"torchmetrics' {fn.split('(')[0]} takes no sample weights", []
+    if lost:
+        return _lost_cell(spec)
     compute = _TM.get(name)
     assert compute is not None
-    got = compute(f, spec)
+    try:
+        got = compute(f, spec)
+    except LostBits:
+        return _lost_cell(spec)
     if isinstance(got, str):
         return math.nan, got, []
     value, rules = got  # a rule of the digits torchmetrics keeps stays, even at perfeval's value
@@ -542,6 +559,23 @@ def _rel(a: float, b: float) -> float:
     return abs(a - b) / max(abs(b), 1e-300)
 
 
-def regression_cells(f: Facts, spec: MeasureSpec, ours: float) -> dict[str, tuple[float, str, list[str]]]:
-    """Each tool's (value, why there is none, rules) of one measure."""
-    return {"sklearn": _sklearn_cell(f, spec, ours), "torchmetrics": _torchmetrics_cell(f, spec, ours)}
+def _lost_cell(spec: MeasureSpec) -> tuple[float, str, list[str]]:
+    """A tool's cell where a sum of the measure ``spec`` lost bits: no value, and why."""
+    return math.nan, "not reproduced (from perfeval's exact sums): " + lost_reason(spec.measure.name), []
+
+
+def regression_cells(
+    f: Facts, spec: MeasureSpec, ours: float, *, lost: bool = False
+) -> dict[str, tuple[float, str, list[str]]]:
+    """Each tool's (value, why there is none, rules) of one measure.  ``lost``: perfeval's value is
+    NaN because a sum it reads lost bits below ``2**-1074``: each tool's, computed from the same sums,
+    is not given either (:func:`_lost_cell`), nor where a tool's own sums lost them.
+    """
+    if lost:
+        sk = _lost_cell(spec)
+    else:
+        try:
+            sk = _sklearn_cell(f, spec, ours)
+        except LostBits:
+            sk = _lost_cell(spec)
+    return {"sklearn": sk, "torchmetrics": _torchmetrics_cell(f, spec, ours, lost)}

@@ -1719,6 +1719,11 @@ def regression_from_state(state: Any, specs: list[MeasureSpec]) -> Any:
 
     if not isinstance(state, dict):
         raise ValueError("no 'regression' summary")
+    if "lost" not in state:  # its sums may hold inexact ones, and it does not say: not read as exact
+        raise ValueError(
+            "a regression summary that does not say which of its sums lost bits below 2**-1074 (written "
+            "before perfeval said so): update a new Metric from the rows"
+        )
     summary = RegressionSummary(**state)
     want = empty_summary(specs)
     if summary.kept() != want.kept():

@@ -783,8 +783,11 @@ def _warn_groups(by_groups: dict[tuple, list[str]]) -> None:
         if whys:  # each group's own reason (one, said once, when every group has it)
             if len(set(whys)) == 1:
                 shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "") + f": {whys[0]}"
-            else:
-                shown = "; ".join(f"{k}: {why}" for k, why in zip(keys[:5], whys[:5], strict=True))
+            else:  # the groups of one reason named together: each reason said once
+                by_why: dict[str, list[str]] = {}
+                for k, why in zip(keys[:5], whys[:5], strict=True):
+                    by_why.setdefault(why, []).append(k)
+                shown = "; ".join(f"{', '.join(ks)}: {why}" for why, ks in by_why.items())
                 shown += "; ..." if len(keys) > 5 else ""
         else:
             shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")

@@ -36,7 +36,7 @@ from perfeval.summaries.regression import (
     deviance_rows,
     grouped_quantiles,
     log_rows,
-    lost_why,
+    lost_reason,
     no_percentage,
     ratio,
     row_means,
@@ -297,16 +297,21 @@ def _summary(
 
 
 def summary_values(specs: list[MeasureSpec], summary: RegressionSummary) -> dict[str, MeasureResult]:
-    """Every measure of ``specs`` finished from one summary."""
+    """Every measure of ``specs`` finished from one summary; a measure a sum of which lost bits
+    below ``2**-1074`` (:class:`~perfeval.summaries.regression.LostBits`) is NaN with
+    :func:`~perfeval.summaries.regression.lost_reason`, as an undefined measure is, the others
+    computed.
+    """
     out = {}
     for s in specs:
         try:
             f = s.measure.function()(summary, **s.kwargs)
-        except LostBits:  # said under the measure's label
-            raise InvalidDataError(lost_why(s.label, s.measure.name)) from None
-        r = MeasureResult.single(s, float(f.value))
-        if f.why:
-            r.why = f.why
+            value, why = float(f.value), f.why
+        except LostBits:  # a sum it reads is not exact: no value, and why (an undefined measure's)
+            value, why = math.nan, lost_reason(s.measure.name)
+        r = MeasureResult.single(s, value)
+        if why:
+            r.why = why
         out[s.label] = r
     return out
 
@@ -348,13 +353,13 @@ def summary_report(
 
 # -- every group at once -----------------------------------------------------------------------------
 def _group_products(
-    starts: np.ndarray, *factors: np.ndarray | None, lost: list[bool] | None = None
+    starts: np.ndarray, *factors: np.ndarray | None, lost: list[np.ndarray] | None = None
 ) -> tuple[np.ndarray, int]:
     """Each group's exact sum of the products of ``factors`` (None left out; rows sorted by group,
     ``starts`` each group's first row) as ``(sums, d)``: an object array of Python integers, each
     group's sum divided by ``2**d`` (one compiled pass:
     :func:`perfeval.summaries.regression.scaled_sums`), integers as small as the data allows.
-    ``lost``: appended whether a product lost bits below ``2**-1074`` (the sums not exact).
+    ``lost``: appended which groups had a product lose bits below ``2**-1074`` (their sums not exact).
     """
     fs = [f for f in factors if f is not None]
     got = scaled_sums(np.append(starts, len(fs[0])), *fs, lost=lost)
@@ -394,10 +399,10 @@ class _GroupSums:
     and ``w`` in the caller's order; the compiled pass reads them through it, and the sorted columns
     (:attr:`y`, :attr:`s`, :attr:`w`) are gathered only when a measure reads them.
 
-    A sum a product of which lost bits below ``2**-1074`` (in any group) is not exact: reading it
-    (:meth:`get`, :meth:`mean`, :meth:`compiled`) raises
-    :class:`~perfeval.summaries.regression.LostBits`, which :func:`_checked_value` says under the
-    measure's label (a sum no measure reads refuses nothing).
+    A sum a product of which lost bits below ``2**-1074`` is not exact in the groups of that product
+    (:meth:`lost_in`: which); the sums a measure reads (:meth:`get`, :meth:`mean`, :meth:`compiled`)
+    are noted in :attr:`reading` when it is a set, so that :func:`_checked_value` makes the measure
+    NaN in those groups only, with why (a sum no measure reads makes nothing NaN).
     """
 
     def __init__(
@@ -417,17 +422,20 @@ class _GroupSums:
         self.ends = np.append(starts[1:], len(y)) if len(starts) else starts  # no group: no end
         self._made: dict[str, tuple[np.ndarray, int]] = {}
         self._means: dict[str, np.ndarray] = {}
-        self._lost: set[str] = set()  # the sums a product of which lost bits
+        #: each sum a product of which lost bits: the groups where it did (a boolean a group)
+        self._lost: dict[str, np.ndarray] = {}
+        #: the sums read since it was set to a set (:func:`_checked_value`), None: not noted
+        self.reading: set[str] | None = None
         bounds = np.append(starts, len(y))
         try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
             if (means or fractions) and not keys:  # the rows read through the order, on two threads
                 self._means, made = row_means(
-                    bounds, y, s, w, means, order=order, fractions=fractions, lost=self._lost
+                    bounds, y, s, w, means, order=order, fractions=fractions, lost_groups=self._lost
                 )
             else:  # integers (a pass to find their scale first): the columns gathered, read twice
                 y, s, w = self.y, self.s, self.w
                 self._means, made = row_means(
-                    bounds, y, s, w, means, (*keys, "weight"), fractions=fractions, lost=self._lost
+                    bounds, y, s, w, means, (*keys, "weight"), fractions=fractions, lost_groups=self._lost
                 )
         except OverflowError as e:
             raise InvalidDataError(str(e)) from None
@@ -473,44 +481,44 @@ class _GroupSums:
     def made(self, key: str, *factors: np.ndarray | None) -> tuple[np.ndarray, int]:
         """The sums ``key`` (made from ``factors`` times the weights on first need) and their scale."""
         if key not in self._made:
-            lost: list[bool] = []
+            lost: list[np.ndarray] = []
             if key == "weight" and self.w is None:
                 self._made[key] = ((self.ends - self.starts).astype(object), 0)
             elif key == "weight":
                 self._made[key] = _group_products(self.starts, self.w)
             elif key in ROW_SUMS and not factors:  # a row sum made only as a mean: its integers now
                 bounds = np.append(self.starts, len(self.y))
-                got = row_sums(bounds, self.y, self.s, self.w, (key,), scaled=True, lost=self._lost)
+                got = row_sums(bounds, self.y, self.s, self.w, (key,), scaled=True, lost_groups=self._lost)
                 ((v, d),) = got.values()
                 arr = np.empty(len(self.starts), dtype=object)
                 arr[:] = v
                 self._made[key] = (arr, d)
             else:
                 self._made[key] = _group_products(self.starts, *factors, self.w, lost=lost)
-            if any(lost):
-                self._lost.add(key)
+            if lost and lost[0].any():
+                self._lost[key] = lost[0]
         return self._made[key]
 
-    def exact(self, *keys: str) -> None:
-        """Nothing if the sums ``keys`` are exact in every group.
+    def _read(self, *keys: str) -> None:
+        if self.reading is not None:
+            self.reading.update(keys)
 
-        Raises
-        ------
-        LostBits
-            A product of one of them lost bits below ``2**-1074``.
+    def lost_in(self, *keys: str) -> np.ndarray | None:
+        """The groups where a product of one of the sums ``keys`` lost bits below ``2**-1074`` (a
+        boolean a group), or None: in none.
         """
-        if any(k in self._lost for k in keys):
-            raise LostBits("")
+        got = [self._lost[k] for k in keys if k in self._lost]
+        return np.logical_or.reduce(got) if got else None
 
     def compiled(self, name: str) -> np.ndarray | None:
         """Each group's ``name`` (R2, EXPVAR) finished in the compiled pass, or None (not asked)."""
         if name in self._means:
-            self.exact(*_SUMS[name])
+            self._read(*_SUMS[name])
         return self._means.get(name)
 
     def mean(self, key: str) -> np.ndarray:
         """Each group's sum ``key`` over its weights' sum, correctly rounded (NaN where that is 0)."""
-        self.exact(key)
+        self._read(key)
         if key in self._means:
             return self._means[key]
         return _divide(*self.get(key, "weight"))
@@ -518,7 +526,7 @@ class _GroupSums:
     def get(self, *keys: str) -> list[np.ndarray]:
         """The sums ``keys`` at one scale (each group's exact sums divided by one power of two)."""
         got = [self.made(k) for k in keys]
-        self.exact(*keys)
+        self._read(*keys)
         d = min(e for _, e in got)
         return [v if e == d else np.left_shift(v, e - d) for v, e in got]
 
@@ -593,13 +601,21 @@ def _means_of(specs: list[MeasureSpec]) -> tuple[tuple[str, ...], tuple[str, ...
 
 
 def _checked_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
-    """:func:`_group_value`, a sum it reads that is not exact said under the measure's label (the
-    line of the summary's path: :func:`summary_values`).
+    """:func:`_group_value`, NaN in the groups where a sum it reads lost bits below ``2**-1074``
+    (:meth:`_GroupSums.lost_in`; their reason: :func:`_group_whys`), as :func:`summary_values`
+    makes the measure of one group NaN: the other groups' values as they are.
     """
+    gs.reading = set()
     try:
-        return _group_value(sp, gs)
-    except LostBits:
-        raise InvalidDataError(lost_why(sp.label, sp.measure.name)) from None
+        with np.errstate(all="ignore"):  # the lost groups' numbers, of inexact sums, may be anything
+            v = _group_value(sp, gs)
+    finally:
+        read, gs.reading = gs.reading, None
+    lost = gs.lost_in(*read)
+    if lost is None:
+        return v
+    gs.__dict__["lost:" + sp.label] = lost  # for the groups' reasons
+    return np.where(lost, math.nan, np.asarray(v, dtype=np.float64))
 
 
 def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
@@ -738,7 +754,12 @@ def _group_d2_pinball_alone(gs: _GroupSums, alpha: float) -> np.ndarray:
     for k, (lo, hi) in enumerate(zip(gs.starts.tolist(), gs.ends.tolist(), strict=True)):
         w = None if gs.w is None else gs.w[lo:hi]
         summary = RegressionSummary.from_checked(gs.y[lo:hi], gs.s[lo:hi], w, ydist=True)
-        f = d2_pinball(summary, alpha)
+        try:
+            f = d2_pinball(summary, alpha)
+        except LostBits:
+            out[k] = math.nan
+            whys.append(lost_reason("D2_PINBALL"))
+            continue
         out[k] = f.value
         whys.append(f.why)
     gs.__dict__[f"d2q{alpha!r}alone"] = np.array(whys, dtype=object)
@@ -819,14 +840,28 @@ def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | No
         alone = gs.__dict__.get(f"d2q{alpha!r}alone")
         if alone is not None:  # finished group by group: each its own reason already
             return alone[nan].tolist()
+    lost = gs.__dict__.get("lost:" + sp.label)  # the groups a sum it read lost bits in
+
+    def say_lost(*keys: str) -> None:
+        """The groups that lost bits in the sums ``keys`` (none named: any it read), said where the
+        measure of one group checks them (:meth:`RegressionSummary.exact`).
+        """
+        if lost is not None:
+            m = gs.lost_in(*keys) if keys else lost
+            if m is not None:
+                said.say(m[nan], lost_reason(name))
+
     (W,) = gs.get("weight")
     said.say(W[nan] == 0, rm.NO_CASE)
+    mape_zeros = name == "MAPE" and sp.kwargs.get("eps", "none") == "none"
+    if name not in _LOST_LATE and not mape_zeros:  # the sums checked before any other reason
+        say_lost(*_LOST_FIRST.get(name, ()))
     if name in ("R2", "EXPVAR") and gs.__dict__.get(f"compiled{name}"):
         said.rest(rm.CONSTANT_TARGETS)  # compiled: NaN only where W syy - sy^2 is 0
     elif name in ("R2", "EXPVAR"):
         Wn, syy, sy = (a[nan] for a in gs.get("weight", "syy", "sy"))
         said.say(Wn * syy - sy * sy == 0, rm.CONSTANT_TARGETS)
-    elif name == "MAPE" and sp.kwargs.get("eps", "none") == "none":
+    elif mape_zeros:
         zeros = gs.rows_where(no_percentage(gs.y))[nan]
         said.count(zeros > 0, zeros, rm.zero_targets_why)
     elif name in ("POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV"):
@@ -838,19 +873,47 @@ def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | No
         said.count(bad > 0, bad, rm.log_why)
     elif name in ("D2_PINBALL", "D2_AE"):
         said.say(gs.__dict__[f"d2q{alpha!r}big"][nan], rm.D2_QUANTILE_RANGE)
+        say_lost()  # the quantile's residuals' sums: checked after their range
         said.rest(rm.D2_QUANTILE_CONSTANT)  # else NaN only where the quantile's loss is 0
     elif name == "D2_TWEEDIE":
-        p = float(sp.kwargs["power"])
-        Wn, syy, sy = (a[nan] for a in gs.get("weight", "syy", "sy"))
-        said.say(Wn * syy - sy * sy == 0, rm.D2_MEAN_CONSTANT)  # every target equal: said first
-        if p != 0:
-            bad = gs.__dict__[f"bad{p!r}"][nan]
-            said.count(bad > 0, bad, lambda c: rm.domain_why(c, p))
-            mean, good, over = (a[nan] for a in gs.__dict__[f"d2mean{p!r}"])
-            said.count(~good, mean, lambda m: rm.mean_domain_why(p, m))
-            said.say(over, rm.mean_range_why(p))
-        said.rest(rm.D2_MEAN_CONSTANT)  # else NaN only where the mean's deviance is 0
+        _d2_tweedie_whys(float(sp.kwargs["power"]), gs, nan, said, say_lost)
+    say_lost()  # checked after the measure's own reasons (MAPE's zero targets, a deviance's domain)
     return said.out.tolist()
+
+
+def _d2_tweedie_whys(p: float, gs: _GroupSums, nan: np.ndarray, said: _Reasons, say_lost: Any) -> None:
+    """D2_TWEEDIE's reasons of the NaN groups ``nan`` (:func:`_group_whys`), in the order
+    :func:`perfeval.measures.regression.d2_tweedie` checks them; ``say_lost(*keys)`` says the groups
+    that lost bits in the sums ``keys`` (none: any the value read).
+    """
+    from perfeval.measures import regression as rm
+
+    Wn, syy, sy = (a[nan] for a in gs.get("weight", "syy", "sy"))
+    flat = Wn * syy - sy * sy == 0  # every target equal: said first (after srr's lost bits, read then)
+    if p != 0 and flat.any():  # such a group alone reads srr (not every group's): made now
+        gs.made("srr")
+        srr = gs.lost_in("srr")
+        if srr is not None:
+            said.say(flat & srr[nan], lost_reason("D2_TWEEDIE"))
+    elif p == 0:
+        say_lost()
+    said.say(flat, rm.D2_MEAN_CONSTANT)
+    if p != 0:
+        bad = gs.__dict__[f"bad{p!r}"][nan]
+        said.count(bad > 0, bad, lambda c: rm.domain_why(c, p))
+        say_lost("sy", f"dev{p!r}")
+        mean, good, over = (a[nan] for a in gs.__dict__[f"d2mean{p!r}"])
+        said.count(~good, mean, lambda m: rm.mean_domain_why(p, m))
+        said.say(over, rm.mean_range_why(p))
+        say_lost()  # the mean's deviances' sum
+    said.rest(rm.D2_MEAN_CONSTANT)  # else NaN only where the mean's deviance is 0
+
+
+#: the measures that check their sums after a reason of their own (:func:`_group_whys`), as their
+#: scalar forms do (:mod:`perfeval.measures.regression`); the D^2 scores check theirs in steps
+_LOST_LATE = ("POISSON_DEV", "GAMMA_DEV", "TWEEDIE_DEV", "MSLE", "RMSLE")
+#: the sums the D^2 scores check first (the others: every sum they read is checked first)
+_LOST_FIRST = {"D2_PINBALL": ("spos", "sr"), "D2_AE": ("spos", "sr"), "D2_TWEEDIE": ("sy", "syy")}
 
 
 def finish_regression(cases: Cases, specs: list[MeasureSpec], *, task_from: str) -> Report:

@@ -953,7 +953,8 @@ _FREE_REG = "order-free: each row is scored by its own prediction (min = max = v
 #: (a row's term times its weight only), "none"
 _TINY = (
     "a product its exact sums need ({what}) with bits below 2**-1074, float64's last (data about 1e-150 "
-    "or smaller, a subnormal), cannot be made exact: refused in one line, never an inexact number{then}."
+    "or smaller, a subnormal), cannot be made exact: NaN with that reason (per group: in the groups where "
+    "it is so), never an inexact number, the other measures computed{then}."
 )
 _TINY_SCALE_FREE = (
     ": scale the targets and the predictions (R2, the explained variance and the D^2 scores do not "

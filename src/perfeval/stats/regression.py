@@ -63,6 +63,7 @@ from perfeval.stats.paired import paired_t_test, student_t_quantile
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
 from perfeval.summaries.regression import (
     TM_MAPE_EPS,
+    LostBits,
     RegressionSummary,
     checked_products,
     deviance_rows,
@@ -219,7 +220,7 @@ class Replicas:
         """The summary of the cases weighted by ``v``: the sums the measures read (the others 0)."""
         if self.whole:
             return RegressionSummary.from_checked(self.y, self.s, v, **self.need)
-        lost: set[str] = set()  # the sums a product of which lost bits (the measures reading one refuse)
+        lost: set[str] = set()  # the sums a product of which lost bits (the measures reading one: NaN)
         try:
             got = row_sums(None, self.y, self.s, v, (*self.keys, "weight"), lost=lost)
         except OverflowError as e:
@@ -266,12 +267,19 @@ class Replicas:
         return RegressionSummary(**fields, lost=frozenset(lost))
 
     def values(self, v: np.ndarray) -> np.ndarray:
-        """Every measure on the cases weighted by ``v`` (NaN where undefined)."""
+        """Every measure on the cases weighted by ``v`` (NaN where undefined, and where a sum it reads
+        lost bits below ``2**-1074``: an undefined replicate, as evaluate() makes such a measure NaN;
+        more than 5% of them leave no interval, :func:`perfeval.stats.intervals.interval`).
+        """
         rep = self.summary(v)
+        out = np.empty(len(self.specs), dtype=np.float64)
         with np.errstate(all="ignore"):
-            return np.array(
-                [float(sp.measure.function()(rep, **sp.kwargs).value) for sp in self.specs], dtype=np.float64
-            )
+            for i, sp in enumerate(self.specs):
+                try:
+                    out[i] = float(sp.measure.function()(rep, **sp.kwargs).value)
+                except LostBits:
+                    out[i] = math.nan
+        return out
 
 
 def estimates(cases: Any, specs: list) -> np.ndarray:

@@ -45,6 +45,7 @@ __all__ = [
     "scaled_sums",
     "exact_products",
     "checked_products",
+    "lost_reason",
     "lost_why",
     "LostBits",
     "deviance_rows",
@@ -100,22 +101,23 @@ def exact_sums(bounds: Array | None, *factors: Array | None) -> list[int] | None
 
 
 def scaled_sums(
-    bounds: Array | None, *factors: Array | None, lost: list[bool] | None = None
+    bounds: Array | None, *factors: Array | None, lost: list[Array] | None = None
 ) -> tuple[list[int], int] | None:
     """:func:`exact_sums` as ``(sums, d)``: each group's exact sum is ``sums[g] * 2**d``, ``d`` the
     largest power of two the kernel proves divides every term (from the factors' smallest last bits;
     at least -1074): integers of a few words for data of a few magnitudes, not the ``2**SHIFT``
-    scale, for a caller that divides sums by sums.  ``lost``: a list appended whether a product of
-    some row lost bits below ``2**-1074`` (then the sums are not exact: :class:`LostBits`).
+    scale, for a caller that divides sums by sums.  ``lost``: a list appended which groups had a
+    product of some row lose bits below ``2**-1074`` (a boolean array, a group: those sums are not
+    exact, :class:`LostBits`).
     """
     fs = [_f64(f).ravel() for f in factors if f is not None]
     b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
-    got = _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), -1, 1)
+    got = _native.exact_sums(b, *fs, *(None,) * (3 - len(fs)), -1, 2)
     if got is None:
         return None
-    sums, drop, bits = got
+    sums, drop, flags = got
     if lost is not None:
-        lost.append(bits)
+        lost.append(np.frombuffer(flags, np.uint8).astype(bool))
     return sums, drop - SHIFT
 
 
@@ -132,14 +134,14 @@ def no_percentage(y: Array) -> Array:
 _SCALE_FREE = ("R2", "EXPVAR", "D2_TWEEDIE", "D2_PINBALL", "D2_AE")
 
 
-def lost_why(label: str, name: str | None = None) -> str:
-    """The one line that refuses the measure ``label`` (its registry name ``name``: the label's
-    when None) when a sum it reads lost bits (:class:`LostBits`): what is too small, and what to do.
+def lost_reason(name: str) -> str:
+    """Why the measure ``name`` (its registry name) is NaN when a sum it reads lost bits
+    (:class:`LostBits`): what is too small, and what to do; the reason said under the measure's
+    label, as an undefined measure's (:attr:`perfeval.engine.report.MeasureResult.why`).
     """
-    name = label if name is None else name
     head = (
-        f"{label}: a product of targets, predictions and weights has bits below 2**-1074 (the smallest "
-        "64-bit float), so the exact sums it needs cannot be formed"
+        "a product of targets, predictions and weights has bits below 2**-1074 (the smallest 64-bit "
+        "float), so the exact sums cannot be formed"
     )
     if name in _SCALE_FREE:
         return head + (
@@ -152,11 +154,20 @@ def lost_why(label: str, name: str | None = None) -> str:
     )
 
 
+def lost_why(label: str, name: str | None = None) -> str:
+    """The one line that refuses the measure ``label`` (its registry name ``name``: the label's
+    when None) where no NaN can stand for it (a function of one value: scikit-learn's forms):
+    ``label: ``:func:`lost_reason`.
+    """
+    return f"{label}: {lost_reason(label if name is None else name)}"
+
+
 class LostBits(InvalidDataError):
     """A sum the measure ``name`` reads is not exact: a product of a target, a prediction, a weight
     (or a row's term) has bits below ``2**-1074``, float64's last, so Dekker's two-product loses
-    them (csrc/exact.c, ``tp_lost``).  The message is :func:`lost_why`'s line; the engine says it
-    again under the measure's label (``name``: kept for that).
+    them (csrc/exact.c, ``tp_lost``).  The message is :func:`lost_why`'s line; the engines make the
+    measure NaN with :func:`lost_reason` under its label instead (an undefined measure:
+    :func:`perfeval.engine.regression.summary_values`), the other measures computed.
     """
 
     def __init__(self, name: str):
@@ -183,6 +194,7 @@ def row_sums(
     *,
     scaled: bool = False,
     lost: set[str] | None = None,
+    lost_groups: dict[str, Array] | None = None,
 ) -> dict[str, tuple[list[int], int]]:
     """Each group's exact sums ``keys`` of :data:`ROW_SUMS` (``w y``, ``w y^2``, ``w r``, ``w r^2``,
     ``w |r|``, ``w max(r, 0)``, ``w |r| / max(|y|, eps)``, ``w``; ``r = y - yhat``; no weights: 1),
@@ -191,7 +203,9 @@ def row_sums(
     group's sum is ``sums[g] * 2**d``; ``d`` is ``-SHIFT`` unless ``scaled``: then one ``d`` for
     every key, the largest power of two the kernel proves divides every term of every key (as
     :func:`scaled_sums` finds it), so that sums of one degree divide as they are.  ``lost``: a set
-    given the keys of the sums a product of which lost bits below ``2**-1074`` (:class:`LostBits`).
+    given the keys of the sums a product of which lost bits below ``2**-1074`` (:class:`LostBits`);
+    ``lost_groups``: a dict given, for each such key, which groups lost them (a boolean a group, or'ed
+    into what it holds already).
 
     Raises
     ------
@@ -211,10 +225,26 @@ def row_sums(
     )
     if isinstance(got, int):
         raise OverflowError(_TOO_BIG[got])
-    sums, drops, bits = got
-    if lost is not None:
-        lost.update(k for i, k in enumerate(ROW_SUMS) if bits >> i & 1)
+    sums, drops, bits, glost = got
+    _said_lost(bits, glost, lost, lost_groups)
     return {k: (sums[ROW_SUMS.index(k)], drops[ROW_SUMS.index(k)] - SHIFT) for k in keys}
+
+
+def _said_lost(bits: int, glost: bytes, lost: set[str] | None, lost_groups: dict[str, Array] | None) -> None:
+    """The lost bits ``regression_sums`` said (``bits``: of any group, a bit a sum of :data:`ROW_SUMS`;
+    ``glost``: each group's, int32) added to ``lost`` (the keys) and ``lost_groups`` (each key's groups).
+    """
+    if not bits:
+        return
+    keys = [(i, k) for i, k in enumerate(ROW_SUMS) if bits >> i & 1]
+    if lost is not None:
+        lost.update(k for _, k in keys)
+    if lost_groups is not None:
+        each = np.frombuffer(glost, np.int32)
+        for i, k in keys:
+            had = lost_groups.get(k)
+            mine = (each >> i & 1).astype(bool)
+            lost_groups[k] = mine if had is None else had | mine
 
 
 def row_means(
@@ -228,6 +258,7 @@ def row_means(
     order: Array | None = None,
     fractions: tuple[str, ...] = (),
     lost: set[str] | None = None,
+    lost_groups: dict[str, Array] | None = None,
 ) -> tuple[dict[str, Array], dict[str, tuple[list[int], int]]]:
     """Each group's exact sums ``means`` (of :data:`ROW_SUMS`) divided by its weights' (no weights:
     its rows'), each quotient correctly rounded in the compiled pass (``regression_sums``: the bits of
@@ -237,8 +268,8 @@ def row_means(
     the groups' rows are ``y[order]``, ...), read through it without gathering the columns.
     ``fractions``: ``"R2"`` and/or ``"EXPVAR"``, each group's ``(S - srr W) / S`` and ``(S - (W srr -
     sr^2)) / S`` with ``S = W syy - sy^2``, from the exact sums, rounded once (NaN where ``S`` is 0),
-    in the quotients under those names.  ``lost``: as :func:`row_sums` (every sum the pass made,
-    those of the quotients and the fractions too).
+    in the quotients under those names.  ``lost`` and ``lost_groups``: as :func:`row_sums` (every
+    sum the pass made, those of the quotients and the fractions too).
 
     Raises
     ------
@@ -254,9 +285,8 @@ def row_means(
     got = _native.regression_sums(b, _f64(y), _f64(yhat), wf, mask, True, asked, o, fracs)
     if isinstance(got, int):
         raise OverflowError(_TOO_BIG[got])
-    sums, drops, quotients, bits = got
-    if lost is not None:
-        lost.update(k for i, k in enumerate(ROW_SUMS) if bits >> i & 1)
+    sums, drops, quotients, bits, glost = got
+    _said_lost(bits, glost, lost, lost_groups)
     out = {k: np.frombuffer(quotients[ROW_SUMS.index(k)], np.float64) for k in means}
     for f in fractions:
         out[f] = np.frombuffer(quotients[len(ROW_SUMS) + _FRACTIONS.index(f)], np.float64)
@@ -412,8 +442,8 @@ class RegressionSummary:
         asked (``maxerr``).
     lost : frozenset of str
         The sums (``"sy"``, ``"srr"``, ..., ``"sape_tm"``, ``"sle"``, ``"dev" + repr(power)``) a
-        product of which lost bits below ``2**-1074``: not exact, so a measure that reads one refuses
-        (:class:`LostBits`, :func:`lost_why`).  Merged by union.
+        product of which lost bits below ``2**-1074``: not exact, so a measure that reads one is NaN,
+        with why (:class:`LostBits`, :func:`lost_reason`).  Merged by union.
     """
 
     rows: int = 0
@@ -662,7 +692,8 @@ class RegressionSummary:
         return self.powers, self.medae, self.ydist, self.mape_tm, self.msle, self.maxerr
 
     def exact(self, name: str, *keys: str) -> None:
-        """Nothing if the sums ``keys`` are exact; else the measure ``name`` that reads them refuses.
+        """Nothing if the sums ``keys`` are exact; else the measure ``name`` that reads them has no
+        value (the engines make it NaN with :func:`lost_reason`).
 
         Raises
         ------
