@@ -253,3 +253,38 @@ def test_a_threshold_asked_with_several_models_and_intervals(table, capsys):
     assert tds and tds[0].startswith(f"{r['YOUDEN:of=threshold']:.6f} [")
     assert r.results["YOUDEN:of=threshold"].direction == "none"
     assert r.to_frame().loc["YOUDEN:of=threshold", "direction"] == "none"
+
+
+def test_an_underflowed_delong_p_value_is_shown_below_what_a_double_holds(tmp_path):
+    """DeLong's p-value far in the tail underflows to 0: the report shows it as the command does
+    (``<1e-300``), not as a p-value of 0."""
+    import subprocess
+    import sys
+
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(0)
+    n = 20000
+    y = rng.integers(0, 2, n)
+    a, b = y * 2 + rng.normal(size=n), y * 0.2 + rng.normal(size=n)
+    path = tmp_path / "sep.csv"
+    pd.DataFrame({"y": y, "a": 1 / (1 + np.exp(-a)), "b": 1 / (1 + np.exp(-b))}).to_csv(path, index=False)
+    out = tmp_path / "r.html"
+    args = [
+        "report",
+        str(path),
+        "--target",
+        "y",
+        "--score",
+        "b,a",
+        "-m",
+        "roc",
+        "--ci",
+        "0.95",
+        "-o",
+        str(out),
+    ]
+    assert subprocess.run([sys.executable, "-m", "perfeval", *args], capture_output=True).returncode == 0
+    text = out.read_text()
+    assert "<td>&lt;1e-300</td>" in text and "<td>0</td>" not in text
