@@ -1026,3 +1026,141 @@ def test_dask_regression_says_what_is_wrong_in_one_line(client):
         perfeval.evaluate(
             dd.from_pandas(df, npartitions=1), target="y", score="p", measures=["mae"], pos_label=1.5
         )
+
+
+# -- a column of numbers typed by Dask from its first rows (issue 33) ----------------------------------
+#: rows of the files below, and the row (0-based) holding the value the first rows do not have: past
+#: the bytes Dask types a CSV's columns by (dd.read_csv's sample, 256,000 bytes by default)
+LATE_ROWS, LATE_AT = 100_000, 90_000
+
+
+def _late_csv(path, column: str, value, seed: int = 3) -> None:
+    """A CSV of LATE_ROWS rows (y 0/1, p, q 0/1, w 1 to 3, t 0 to 99 whole numbers, c classes, g a
+    group id) whose ``column`` holds ``value`` at row LATE_AT (written as text: "", "abc", "1_000")."""
+    rng = np.random.default_rng(seed)
+    n = LATE_ROWS
+    df = pd.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "p": np.round(rng.random(n), 3),
+            "q": rng.integers(0, 2, n),  # hard predictions: whole numbers in the first rows
+            "w": rng.integers(1, 4, n),
+            "t": rng.integers(0, 100, n),
+            "c": rng.choice(["a", "b", "c"], n),
+            "p_b": rng.integers(0, 2, n),
+            "g": rng.integers(0, 50, n),
+        }
+    )
+    df[column] = df[column].astype(object)
+    df.loc[LATE_AT, column] = value
+    df.to_csv(path, index=False)
+    with open(path, "rb") as fh:  # the value is past Dask's sample
+        assert sum(len(fh.readline()) for _ in range(LATE_AT + 1)) > 2 * 256_000
+
+
+@pytest.mark.parametrize("group", [[], ["--group", "g"]])
+@pytest.mark.parametrize(
+    "column, value, argv",
+    [
+        ("w", 0.5, ["--target", "y", "--score", "p", "--weight", "w", "-m", "roc,rms,acc"]),
+        ("q", 0.25, ["--target", "y", "--score", "q", "-m", "roc,apr,rms"]),
+        ("t", 12.75, ["--target", "t", "--score", "w", "-m", "mae,rmse"]),
+        ("w", 2.5, ["--target", "t", "--score", "q", "--weight", "w", "-m", "mae,rmse"]),
+    ],
+)
+def test_a_column_of_whole_numbers_in_its_first_rows_is_numbers_on_dask(
+    on_cluster, tmp_path, capsys, column, value, argv, group
+):
+    """A weight, a score or a regression target of whole numbers in the first rows (Dask types a
+    CSV's columns by them: int64) and a fraction further on was refused with --dask ("holds a value
+    that is not an integer ... past the rows Dask typed it by"): the numbers of memory and of the
+    stream, bit for bit, the group's ids kept whole."""
+    _late_csv(tmp_path / "t.csv", column, value)
+    got = _three_ways(tmp_path / "t.csv", [*argv, *group], capsys)
+    for code, _out, err in got:
+        assert code == 0, err
+    assert got[0][1] == got[1][1] == got[2][1]
+    assert got[2][1]["rows"] == LATE_ROWS
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--target", "c", "--score", "p,p_b,q", "--classes", "a,b,c", "--weight", "w"],
+        ["--target", "c", "--score", "p,p_b,q", "--classes", "a,b,c", "--group", "g"],
+        ["--labels", "y,t", "--score", "p_b,q", "--weight", "w"],
+    ],
+)
+def test_k_classes_and_labels_whole_in_their_first_rows_are_numbers_on_dask(
+    on_cluster, tmp_path, capsys, argv
+):
+    """K classes and K labels: a score column (p_b) of whole numbers in its first rows and a
+    fraction further on, and a weight column the same: the numbers of memory, bit for bit."""
+    import json
+
+    from conftest import run_cli
+
+    _late_csv(tmp_path / "t.csv", "p_b", 0.75)
+    df = pd.read_csv(tmp_path / "t.csv", dtype=str)  # as written: p_b's whole numbers stay whole
+    df["t"] = (df["t"].astype(int) > 49).astype(int)  # 0/1 labels
+    df.loc[LATE_AT + 1, "w"] = "0.5"
+    df.to_csv(tmp_path / "t.csv", index=False)
+    outs = []
+    for extra in ([], ["--dask", "local:1"]):
+        code, out, err = run_cli(["eval", str(tmp_path / "t.csv"), *argv, "--format", "json", *extra], capsys)
+        assert code == 0, err
+        got = json.loads(out)
+        got.pop("signature"), got["params"].pop("backend")
+        outs.append(got)
+    assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize(
+    "column, value, argv, said",
+    [
+        # past the first rows, the readers' words and line: empty, not a number, whatever the type
+        # Dask gave the column there (int64, float64: "1_000" was read as 1000 by Python's float())
+        ("w", "", ["--weight", "w"], "line 90002: the weight column 'w' is empty: a missing value"),
+        ("w", "abc", ["--weight", "w"], "line 90002: the weight column 'w' holds 'abc', not a number"),
+        ("q", "abc", ["--group", "g"], "line 90002: the score column 'q' holds 'abc', not a number"),
+        ("q", "", ["--group", "g"], "line 90002: the score column 'q' is empty: a missing value"),
+        ("p", "1_000", [], "line 90002: the score column 'p' holds '1_000', not a number"),
+        ("p", "1_000", ["--group", "g"], "line 90002: the score column 'p' holds '1_000', not a number"),
+    ],
+)
+def test_a_column_of_numbers_holding_no_number_past_its_first_rows_is_said_as_read_whole(
+    on_cluster, tmp_path, capsys, column, value, argv, said
+):
+    from conftest import run_cli
+
+    _late_csv(tmp_path / "t.csv", column, value)
+    score = "q" if column == "q" else "p"
+    base = ["eval", str(tmp_path / "t.csv"), "--target", "y", "--score", score, "-m", "roc", *argv]
+    want = run_cli(base, capsys)
+    got = run_cli([*base, "--dask", "local:1"], capsys)
+    assert want[0] == got[0] == 1 and f"t.csv, {said}" in want[2], want
+    assert got[1:] == want[1:]
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["--target", "t", "--score", "p", "-m", "mae"], "the target column 't' holds 'abc', not a number"),
+        (
+            ["--target", "c", "--score", "p,q,t", "--classes", "a,b,c"],
+            "the score column 't' holds 'abc', not a number",
+        ),
+        (["--labels", "y,q", "--score", "p,t"], "the score column 't' holds 'abc', not a number"),
+    ],
+)
+def test_a_target_or_a_class_score_holding_no_number_past_its_first_rows_names_its_line(
+    on_cluster, tmp_path, capsys, argv, said
+):
+    """A regression target, a class's or a label's score column (the K classes and K labels paths
+    read the columns of numbers again for the line): the file, the line and the column."""
+    from conftest import run_cli
+
+    _late_csv(tmp_path / "t.csv", "t", "abc")
+    code, out, err = run_cli(["eval", str(tmp_path / "t.csv"), *argv, "--dask", "local:1"], capsys)
+    assert code == 1 and out == "" and err.count("\n") == 1, err
+    assert f"t.csv, line 90002: {said}" in err, err

@@ -45,15 +45,16 @@ from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
     MissingDependencyError,
+    PerfError,
     quiet,
 )
 from perfeval.io import grammar
 from perfeval.io.base import files
 from perfeval.io.columns import choose
 from perfeval.io.grammar import first_float_id, label_hits, labels_text, other_labels
-from perfeval.io.readers import READERS, format_of
-from perfeval.io.tables import float_ids, id_column
-from perfeval.io.text import mistyped, said_as_read, unparsed  # noqa: F401 - the command's --dask path names them so
+from perfeval.io.readers import READERS, format_of, iter_columns
+from perfeval.io.tables import float_ids, id_column, numeric
+from perfeval.io.text import mistyped, said_as_read, unconverted, unparsed  # noqa: F401 - the command's --dask path names them so
 from perfeval.summaries import ScoreHistogram
 
 # Dask, distributed and pandas are optional: imported where a Dask run needs them.
@@ -1777,8 +1778,16 @@ def read_files(
     ``columns``, a function of the column names and whether there is a header, chooses instead of
     ``target``/``score``/``group``/``weight`` (K classes or labels: many columns): it returns the
     positions of the columns read and of the group column (or None, or the identity columns as
-    ``{position: role}``: the group's, the case's, each named in an error by its option); the
-    choice returned is then ``names``, the frame's column names.
+    ``{position: role}``: the group's, the case's, each named in an error by its option), and
+    optionally the columns of numbers (the scores, the weight, 0/1 label columns), as
+    ``{position: role}`` (the role naming the column in an error: ``"score"``); the choice
+    returned is then ``names``, the frame's column names.
+
+    The columns of numbers (the target, the score and the weight chosen; or those ``columns``
+    names) are float64 in every partition whatever a text file's first rows hold, as read whole
+    (pandas types a CSV's column by them: whole numbers there and a fraction further on would fail
+    the partition), unless those rows hold text (a target of labels), read as pandas reads it;
+    ``read["numbers"]`` gets them (``{position: role}``, for :func:`numbers_as_read`).
 
     ``by``, a function of the column names, whether there is a header and the choice, gives the
     slice columns (``--by``): read too, as identities (an empty field kept as ``""``: a missing
@@ -1793,13 +1802,18 @@ def read_files(
             read["skipped"] = parts.skipped
         read.update(format=parts.fmt, header=parts.header, delimiter=parts.delimiter)
     names = parts.names
+    numbers: dict[int, str] = {}
     if columns is not None:
         ch: Any = names
-        used_at, group_at = columns(names, parts.header)
+        chosen = columns(names, parts.header)
+        used_at, group_at = chosen[0], chosen[1]
+        numbers = dict(chosen[2]) if len(chosen) > 2 else {}
     else:
         ch = choose(names, path, header=parts.header, target=target, score=score, group=group, weight=weight)
         used_at = [c.index for c in (ch.target, ch.score, ch.group, ch.weight) if c is not None]
         group_at = None if ch.group is None else ch.group.index
+        by_role = (("target", ch.target), ("weight", ch.weight), ("score", ch.score))
+        numbers = {c.index: role for role, c in by_role if c is not None}
     sliced = [c.index for c in by(names, parts.header, ch)] if callable(by) else []
     used_at = list(dict.fromkeys([*used_at, *sliced]))
     if sliced:  # the group's identity and the slice columns'
@@ -1807,7 +1821,13 @@ def read_files(
             {} if group_at is None else {group_at: "--group"} if isinstance(group_at, int) else group_at
         )
         group_at = {**{i: "--by" for i in sliced}, **roles_at}
-    ddf = parts.frame(group_at, used_at)
+    identities = set() if group_at is None else {group_at} if isinstance(group_at, int) else set(group_at)
+    numbers = {i: role for i, role in numbers.items() if i not in identities}
+    how = {"format": parts.fmt, "header": parts.header, "delimiter": parts.delimiter}
+    how.update(names=names, numbers=numbers)
+    if read is not None:
+        read.update(names=names, numbers=numbers)
+    ddf = parts.frame(group_at, used_at, list(numbers))
     if parts.header and parts.columns_of is not None:  # every file of a glob holds the columns chosen
         _files_hold(path, parts.columns_of, [names[i] for i in used_at])
     roles = {} if group_at is None else {group_at: "--group"} if isinstance(group_at, int) else group_at
@@ -1825,10 +1845,56 @@ def read_files(
                 )
         except ValueError as e:  # a used column holding, past the first rows, another type
             said = mistyped(e, parts.header)
+            if said is not None:
+                raise InputFormatError(said, source=path) from None
+            said = unconverted(e)  # a column of numbers holding, past the first rows, no number
             if said is None:
                 raise
-            raise InputFormatError(said, source=path) from None
+            raise numbers_as_read(path, how) or InputFormatError(said, source=path) from None
     return ddf, ch
+
+
+def numbers_as_read(path: str, read: dict) -> InputFormatError | None:
+    """The first value of the columns of numbers of the text files ``path`` names that is no
+    number, said as the table readers say it, with its file, line and column (by its role: ``the
+    weight column 'w' holds 'abc', not a number``): each file streamed up to it; None when none is
+    found (or the files are not text).  ``read``: :func:`read_files`' (the format, the header, the
+    delimiter, the column names, the columns of numbers as ``{position: role}``).  What a worker's
+    pandas refused (:func:`perfeval.io.text.unconverted`) names the value, not the column nor the
+    line.
+    """
+    numbers = dict(read.get("numbers") or {})
+    if not numbers or read.get("format") not in ("text", "csv", "tsv"):
+        return None
+    at, names = list(numbers), read["names"]
+
+    def convert(cols: list, where: Any) -> list:
+        found = []
+        for k, col in zip(at, cols, strict=True):
+            try:
+                numeric(where, names[k], col, numbers[k])
+            except InputFormatError as e:  # the first bad line, whichever column it is in
+                found.append(e)
+        if found:
+            raise min(found, key=lambda e: e.line or 0)
+        return cols
+
+    for f in files(path):
+        try:
+            for _ in iter_columns(
+                f,
+                lambda names, header: at,
+                read["format"],
+                read["header"],
+                delimiter=read.get("delimiter"),
+                convert=convert,
+            ):
+                pass
+        except InputFormatError as found:
+            return found
+        except PerfError:  # not a request the readers take: the partition's words
+            return None
+    return None
 
 
 def _files_hold(pattern: str, columns_of: Any, needed: list[str]) -> None:
@@ -2039,10 +2105,14 @@ def _label_column(pdf, name: str) -> np.ndarray:
             v = np.array(text, dtype=np.float64)
     bad = np.ones(len(arr), dtype=bool) if v is None else (v != 0) & (v != 1)
     if bad.any():
-        first = arr[int(np.argmax(bad))]
+        i = int(np.argmax(bad))
+        first = arr[i]
+        said = repr(first.item() if isinstance(first, np.generic) else first)
+        if v is not None:  # a number: an integral one shown as written (2, not 2.0), as read whole
+            x = float(v[i])
+            said = str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
         raise InvalidDataError(
-            f"the label column {name!r} holds {first.item() if isinstance(first, np.generic) else first!r}; "
-            "a label column holds 0 or 1 (off or on)"
+            f"the label column {name!r} holds {said}; a label column holds 0 or 1 (off or on)"
         )
     assert v is not None
     return np.asarray(v == 1)

@@ -43,12 +43,16 @@ def refuse(args: Any, what: str) -> None:
 
 
 def _frame(
-    args: Any, path: str, columns: Callable[[list[str], bool], tuple[list[int], Any]], by: Any = ()
+    args: Any,
+    path: str,
+    columns: Callable[[list[str], bool], tuple[list[int], Any, dict[int, str]]],
+    by: Any = (),
 ) -> Any:
     """(the files as a Dask frame, the names of its columns, how they were read): ``columns`` the
     positions of the columns read and of the group column (or ``{position: option}`` of the
-    identity columns), from the header; every file of a glob holds them (checked ahead, one line
-    naming the file), the group column an identity (:func:`perfeval.backends.dask.read_files`);
+    identity columns) and the columns of numbers (``{position: role}``), from the header; every
+    file of a glob holds them (checked ahead, one line naming the file), the group column an
+    identity, the columns of numbers float64 (:func:`perfeval.backends.dask.read_files`);
     ``by``, the ``--by`` columns (:class:`perfeval.cli.slices.DaskColumns`), read too.
     """
     from perfeval.backends.dask import read_files
@@ -74,7 +78,7 @@ def _worker_errors(path: str, read: dict) -> Iterator[None]:
     """What a worker found, in the words of the table read whole: a column's values (the file and
     the column), a text file pandas' parser refused (where and why), a file that cannot be read.
     """
-    from perfeval.backends.dask import mistyped, said_as_read, unparsed
+    from perfeval.backends.dask import mistyped, numbers_as_read, said_as_read, unconverted, unparsed
 
     try:
         yield
@@ -88,6 +92,9 @@ def _worker_errors(path: str, read: dict) -> Iterator[None]:
         said = mistyped(e, read["header"])  # a used column holding, further on, another type
         if said is not None:
             raise InputFormatError(said, source=path) from None
+        said = unconverted(e)  # a column of numbers holding, further on, a value that is no number
+        if said is not None:
+            raise numbers_as_read(path, read) or InputFormatError(said, source=path) from None
         if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
             what = "is not a readable Parquet file" if read["format"] == "parquet" else "cannot be read"
             raise InputFormatError(f"{what} ({one_line(e)})", source=path) from None
@@ -129,11 +136,14 @@ def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
     chosen: list = []
 
-    def columns(names: list[str], header: bool) -> tuple[list[int], int | None]:
+    def columns(names: list[str], header: bool) -> tuple[list[int], int | None, dict[int, str]]:
         ch, classes = choose_wide(args, names, header, path)
         chosen.append((ch, classes))
         load.say_columns(ch)
-        return [c.index for c in ch.all()], None if ch.group is None else ch.group.index
+        numbers = {c.index: "score" for c in ch.scores}  # the classes (the target): as read
+        if ch.weight is not None:
+            numbers[ch.weight.index] = "weight"
+        return [c.index for c in ch.all()], None if ch.group is None else ch.group.index, numbers
 
     def taken() -> dict:  # the columns a --by column is not, as in memory
         ch = chosen[0][0]
@@ -182,14 +192,17 @@ def long_report(args: Any, path: str | None, choose_long: Callable, classes_of: 
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
     chosen: list = []
 
-    def columns(names: list[str], header: bool) -> tuple[list[int], dict[int, str]]:
+    def columns(names: list[str], header: bool) -> tuple[list[int], dict[int, str], dict[int, str]]:
         ch, idc, cc = choose_long(args, names, header, path)
         chosen.append((ch, idc, cc))
         load.say_columns(ch)
         identities = {idc.index: "--id"}  # ids as a table read whole reads them: int64 or text
         if ch.group is not None:
             identities[ch.group.index] = "--group"
-        return [c.index for c in (*ch.all(), idc, cc)], identities
+        numbers = {ch.score.index: "score"}  # the target, a class: as read
+        if ch.weight is not None:
+            numbers[ch.weight.index] = "weight"
+        return [c.index for c in (*ch.all(), idc, cc)], identities, numbers
 
     with connect(args.dask):
         ddf, names, read = _frame(args, path, columns)
@@ -231,12 +244,15 @@ def labels_report(args: Any, path: str | None, choose: Callable, how: Callable) 
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
     chosen: list = []
 
-    def columns(names: list[str], header: bool) -> tuple[list[int], int | None]:
+    def columns(names: list[str], header: bool) -> tuple[list[int], int | None, dict[int, str]]:
         got = choose(args, names, header, path)
         chosen.append(got)
         ycols, scols, weight, group, _labels = got
         used = [c.index for c in (*ycols, *scols, weight, group) if c is not None]
-        return used, None if group is None else group.index
+        numbers = {c.index: "label" for c in ycols} | {c.index: "score" for c in scols}  # 0/1 labels too
+        if weight is not None:
+            numbers[weight.index] = "weight"
+        return used, None if group is None else group.index, numbers
 
     def taken() -> dict:  # the columns a --by column is not, as in memory
         ycols, scols, weight, _group, _labels = chosen[0]

@@ -13,7 +13,7 @@ import sys
 import threading
 from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from perfeval.base import progress as _progress
 from perfeval.exceptions import InputFormatError
@@ -63,13 +63,26 @@ class Options:
     labels: Identity | None = None
 
 
+class FrameOf(Protocol):
+    """:attr:`Partitions.frame`: the lazy frame of the files once their columns' roles are known."""
+
+    def __call__(
+        self,
+        group: int | dict[int, str] | None,
+        used: list[int] | None = None,
+        numbers: list[int] | None = None,
+    ) -> Any: ...
+
+
 @dataclass
 class Partitions:
     """Files as a Dask frame, a format's way (:meth:`Reader.partitions`): the format read, whether
     there is a header, the column names, the CSV delimiter (None: white space, or not a text
-    format), ``frame(group, used)`` the lazy frame once the identity columns are chosen (the group's
-    position, or ``{position: role}``: the option naming each in an error; or None) and the columns
-    used (their positions; the others may be read as text, never typed: None, all typed),
+    format), ``frame(group, used, numbers)`` the lazy frame once the identity columns are chosen
+    (the group's position, or ``{position: role}``: the option naming each in an error; or None),
+    the columns used (their positions; the others may be read as text, never typed: None, all
+    typed) and the columns of numbers (a score, a weight, a target of numbers: their positions,
+    float64 whatever a file's first rows hold, where the format's types are guessed from them),
     ``columns_of(file)`` the columns one file holds (None: not checked ahead), whether ``frame``
     reads the identity columns as identities itself, and the lines skipped as comments
     (``{file: Skipped}``), to be said as the other readers say them.
@@ -79,7 +92,7 @@ class Partitions:
     header: bool
     names: list[str]
     delimiter: str | None
-    frame: Callable[[int | dict[int, str] | None, list[int] | None], Any]
+    frame: FrameOf
     columns_of: Callable[[str], list[str]] | None = None
     identities: bool = False
     skipped: dict[str, Any] | None = None

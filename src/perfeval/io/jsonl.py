@@ -60,7 +60,11 @@ class JsonLinesReader(Reader):
         """
         names = _first_names(pattern)
 
-        def frame(group: int | dict[int, str] | None, used: list[int] | None = None) -> Any:
+        def frame(
+            group: int | dict[int, str] | None,
+            used: list[int] | None = None,
+            numbers: list[int] | None = None,
+        ) -> Any:
             import dask
             import dask.dataframe as dd
 

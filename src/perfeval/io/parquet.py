@@ -45,7 +45,11 @@ class ParquetReader(Reader):
         ddf = dd.read_parquet(pattern)
         names = list(map(str, ddf.columns))
 
-        def frame(group: int | dict[int, str] | None, used: list[int] | None = None) -> Any:
+        def frame(
+            group: int | dict[int, str] | None,
+            used: list[int] | None = None,
+            numbers: list[int] | None = None,
+        ) -> Any:
             return ddf  # pyarrow reads the identity columns as written, each column typed by its schema
 
         return Partitions("parquet", True, names, None, frame, columns_of=_schema)

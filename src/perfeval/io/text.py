@@ -101,16 +101,31 @@ class TextReader(Reader):
         keys = list(first_frame.columns)
         names = [str(c) for c in keys] if header else [f"column{i + 1}" for i in range(len(keys))]
 
-        def frame(group: int | dict[int, str] | None, used: list[int] | None = None) -> Any:
-            ddf = first_frame
+        def frame(
+            group: int | dict[int, str] | None,
+            used: list[int] | None = None,
+            numbers: list[int] | None = None,
+        ) -> Any:
             texts = [] if group is None else [group] if isinstance(group, int) else list(group)
             # the columns not used read as text: pandas types a column by the first file's first rows,
             # and an integer column not used holding an empty field, a fraction or text further on
             # would fail the partition that holds it (no error: a column not used is not read)
             idle = [] if used is None else [i for i in range(len(keys)) if i not in used and i not in texts]
-            if texts or idle:  # the identity columns (the group's, the case's) read as text too
-                dtype = {keys[g]: str for g in texts} | {keys[i]: object for i in idle}
-                ddf = read_csv(dtype=dtype, **({"keep_default_na": False} if texts else {}))
+            # the identity columns (the group's, the case's) read as text too, an empty field kept
+            dtype = {keys[g]: str for g in texts} | {keys[i]: object for i in idle}
+            na = {"keep_default_na": False} if texts else {}
+            ddf = read_csv(dtype=dtype, **na) if dtype else first_frame
+            # the columns of numbers the first rows typed as numbers (as read here: an empty field
+            # kept as text after an identity's) read as float64 in every partition, by pandas'
+            # parser: whole numbers there (int64) and a fraction further on are numbers, as read
+            # whole; a value further on that is no number by pandas' parser (abc; 1_000, which
+            # Python's float() would take after a float64 column's first rows) is pandas' error
+            # (:func:`unconverted`), said where the file is read again.  Those the first rows typed
+            # as text stay text, checked by the readers' grammar where they are read
+            kinds = ddf.dtypes
+            floats = [i for i in numbers or () if i not in texts and kinds.iloc[i].kind in "iuf"]
+            if floats:
+                ddf = read_csv(dtype=dtype | {keys[i]: "float64" for i in floats}, **na)
             if not header:
                 ddf.columns = names
             return ddf
@@ -374,6 +389,41 @@ def unparsed(e: BaseException) -> bool:
         seen.add(id(at))
         at = at.__cause__ or at.__context__
     return False
+
+
+#: pandas' errors when a value of a column read as float64 (:attr:`Partitions.frame`'s numbers) is no number
+_UNCONVERTED = ("could not convert string to float: ", "cannot safely convert passed user dtype of float64")
+
+
+def unconverted(e: BaseException) -> str | None:
+    """The one line (the file named beside it) of pandas' error on a worker when a column of numbers,
+    read as float64 (:meth:`TextReader.partitions`), holds a value that is no number (``abc``,
+    ``1_000``; an empty field where a missing value is no NaN) past the rows Dask typed it by; None
+    when ``e`` is not that.  Pandas names the value, not the column: where the file can be read
+    again, its line and column are said as read whole.
+
+    Examples
+    --------
+    >>> e = ValueError("could not convert string to float: 'abc'")
+    >>> print(unconverted(e))  # doctest: +NORMALIZE_WHITESPACE
+    a column of numbers (the target, a score, the weight) holds 'abc', not a number, past the rows Dask typed
+    it by (the first file's first rows); drop --dask for its line and column
+    >>> unconverted(ValueError("another")) is None
+    True
+    """
+    seen: set[int] = set()
+    at: BaseException | None = e
+    while at is not None and id(at) not in seen:
+        text = str(at)  # pandas' words, or Dask's around them ("... Original Message: could not ...")
+        if isinstance(at, ValueError) and any(words in text for words in _UNCONVERTED):
+            value = text.partition(_UNCONVERTED[0])[2].strip() or "a value"
+            return (
+                f"a column of numbers (the target, a score, the weight) holds {value}, not a number, past "
+                "the rows Dask typed it by (the first file's first rows); drop --dask for its line and column"
+            )
+        seen.add(id(at))
+        at = at.__cause__ or at.__context__
+    return None
 
 
 #: Dask's error when a partition's column is not of the type Dask gave it from the first rows

@@ -814,20 +814,22 @@ def _spark(args: Any, path: str | None, specs: list, cases: ProbabilityCases | N
 
 
 def _as_read_whole(
-    args: Any, path: str, specs: list, e: Exception, typed: str | None = None
+    args: Any, path: str, specs: list, e: Exception | str, read: dict | None = None
 ) -> InputFormatError:
-    """A value a Dask partition refused, its row in the partition named (a score or a target that is
-    empty, a fractional weight that APR reads as a count), as the command read whole says it, with
-    its line: each file of ``path`` streamed up to the first problem (:func:`_stream`, which says
-    each value as memory does: a line, or a Parquet file's row).  A problem the stream does not find
-    (or a request it does not take) is the partition's words, the file named.  ``typed``: Dask's
-    refusal of a column past the rows it typed it by (:func:`perfeval.backends.dask.mistyped`'s
-    words: an integer target's empty field further on), read streamed too, those words otherwise.
+    """A value a Dask partition refused, its row in the partition named (a score that is empty, a
+    fractional weight that APR reads as a count), as the command read whole says it, with its line:
+    each file of ``path`` streamed up to the first problem (:func:`_stream`, which says each value
+    as memory does: a line, or a Parquet file's row).  A problem the stream does not find (or a
+    request it does not take) is the partition's words, the file named.  ``e`` as text: the words
+    of a value pandas refused as it read a partition (the stream always asked); with ``read``
+    (:func:`perfeval.backends.dask.read_files`'), what the stream does not say is looked for in the
+    columns of numbers alone (:func:`perfeval.backends.dask.numbers_as_read`).
     """
+    from perfeval.backends.dask import numbers_as_read
     from perfeval.io.base import files
 
-    said = InputFormatError(str(e) if typed is None else typed, source=path)
-    if typed is None and " of partition " not in str(e):
+    said = InputFormatError(str(e), source=path)
+    if not isinstance(e, str) and " of partition " not in str(e):
         return said
     one = copy.copy(args)
     one.stream, one.dask = True, None
@@ -842,15 +844,23 @@ def _as_read_whole(
         except InputFormatError as found:  # its file and line, as read whole
             return found
         except PerfError:  # a request the stream does not take: the partition's words
-            return said
-    return said
+            break
+    return (numbers_as_read(path, read) if read is not None else None) or said
 
 
 def _dask(args: Any, path: str | None, specs: list, cases: ProbabilityCases | None = None) -> Any:
     """The evaluation on a Dask cluster: the files read by the Dask backend.  ``cases``: the
     probability scores' cases counted, partition by partition, when the report's notes need them.
     """
-    from perfeval.backends.dask import connect, evaluate_dask, mistyped, read_files, said_as_read, unparsed
+    from perfeval.backends.dask import (
+        connect,
+        evaluate_dask,
+        mistyped,
+        read_files,
+        said_as_read,
+        unconverted,
+        unparsed,
+    )
 
     if path is None:
         raise InvalidParameterError("--dask reads files (a path or a glob), not standard input")
@@ -918,9 +928,11 @@ def _dask(args: Any, path: str | None, specs: list, cases: ProbabilityCases | No
         except Exception as e:  # a file a worker cannot read (a corrupt Parquet page): named, one line
             if unparsed(e):  # a text file pandas' parser refused: where and why, as read whole
                 raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
-            said = mistyped(e, read["header"])  # a used column holding, further on, another type
-            if said is not None:  # its line, as read whole, when the stream finds it
-                raise _as_read_whole(args, path, specs, e, typed=said) from None
+            # a used column holding, further on, another type; a column of numbers read as float64
+            # holding a value that is no number: its line and column as read whole (streamed)
+            said = mistyped(e, read["header"]) or unconverted(e)
+            if said is not None:
+                raise _as_read_whole(args, path, specs, said, read) from None
             if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
                 what = (
                     "is not a readable Parquet file" if read.get("format") == "parquet" else "cannot be read"
