@@ -467,7 +467,7 @@ def test_dask_reads_an_integer_column_not_used_whatever_it_holds_past_its_first_
     for more, said in (
         # a column of numbers, float64 whatever its first rows hold: NaN, or (an empty field kept
         # after an identity's) pandas' error, the file read again for its line
-        ([], "t.csv: the target column 'y' holds a missing value (NaN): every row needs a target"),
+        ([], "t.csv, line 27: the target column 'y' is empty: a missing value; drop the row or fill it"),
         (["--group", "user"], "t.csv, line 27: the target column 'y' is empty"),
     ):
         argv = ["--target", "y", "--score", "p", *more, "-m", "roc", "--dask", "local:1"]
