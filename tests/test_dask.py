@@ -1164,3 +1164,23 @@ def test_a_target_or_a_class_score_holding_no_number_past_its_first_rows_names_i
     code, out, err = run_cli(["eval", str(tmp_path / "t.csv"), *argv, "--dask", "local:1"], capsys)
     assert code == 1 and out == "" and err.count("\n") == 1, err
     assert f"t.csv, line 90002: {said}" in err, err
+
+
+@pytest.mark.parametrize("column", ["s", "w"])
+def test_true_false_in_a_column_of_numbers_is_refused_as_read_whole(tmp_path, capsys, column):
+    """pandas reads a column of True/False as booleans, which Dask took as 1/0 (a ROC of 0.75); read
+    whole they are no numbers: the same one line, with its line, on Dask."""
+    from perfeval.cli.main import main
+
+    frame = {"y": [1, 0, 1, 0], "s": [0.9, 0.2, 0.4, 0.3], "w": [1.0, 2.0, 1.0, 1.0]}
+    frame[column] = ["True", "False", "True", "True"]
+    path = tmp_path / "tf.csv"
+    pd.DataFrame(frame).to_csv(path, index=False)
+    args = ["eval", str(path), "--target", "y", "--score", "s", "--weight", "w", "-m", "roc"]
+    assert main(args) == 1
+    memory = capsys.readouterr().err
+    assert main([*args, "--dask", "local:1"]) == 1
+    dask = capsys.readouterr().err
+    name = {"s": "score", "w": "weight"}[column]
+    assert f"tf.csv, line 2: the {name} column '{column}' holds 'True', not a number" in memory
+    assert dask == memory and dask.count("\n") == 1

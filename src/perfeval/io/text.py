@@ -124,8 +124,12 @@ class TextReader(Reader):
             # as text stay text, checked by the readers' grammar where they are read
             kinds = ddf.dtypes
             floats = [i for i in numbers or () if i not in texts and kinds.iloc[i].kind in "iuf"]
-            if floats:
-                ddf = read_csv(dtype=dtype | {keys[i]: "float64" for i in floats}, **na)
+            # True/False, which pandas reads as booleans, are no numbers as read whole: read as text,
+            # the readers' grammar refuses them with their line, as memory does
+            words = [i for i in numbers or () if i not in texts and kinds.iloc[i].kind == "b"]
+            if floats or words:
+                typed = {keys[i]: "float64" for i in floats} | {keys[i]: object for i in words}
+                ddf = read_csv(dtype=dtype | typed, **na)
             if not header:
                 ddf.columns = names
             return ddf
