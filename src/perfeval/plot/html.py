@@ -464,9 +464,7 @@ def _p(p: float, bound: bool) -> str:
     """A p-value cell of the report: a bootstrap's at its floor as a bound (``≤0.001998``)."""
     if math.isnan(p):
         return "undefined"
-    if (
-        not bound and p < 1e-300
-    ):  # underflowed (DeLong's far in the tail): below what a double holds, as the command says
+    if not bound and p < 1e-300:  # underflowed (DeLong's, far in the tail): as the command shows it
         return "<1e-300"
     return f"\u2264{p:.4g}" if bound else f"{p:.4g}"
 
