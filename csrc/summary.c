@@ -1634,6 +1634,27 @@ typedef struct {
     int ok;
 } walk_job;
 
+/* 0 when the first ORDER_PROBE rows already hold a row below its group's last score (asc_key's
+ * order: -0.0 as 0.0), else 1 (`last`: G keys of scratch).  Asked before hist_in_order's walk, which
+ * first counts every group's rows and places their entries: rows in no order are told so before
+ * that count (1M random rows in 100,000 groups: found a few hundred rows in; the count was 2 ms of
+ * wasted start on half of all random inputs), while rows in order pay only the probe (the walk
+ * still checks every row).  Key 0 is below every score's key (asc_key sets the top bit of every
+ * non-negative score's; -inf's is 0x000F...), so a group's first row is in order. */
+#define ORDER_PROBE (1 << 16)
+static int rows_in_group_order(const int64_t *codes, const double *score, Py_ssize_t n, int64_t G, uint64_t *last)
+{
+    memset(last, 0, (size_t)G * sizeof(uint64_t));
+    Py_ssize_t m = n < ORDER_PROBE ? n : ORDER_PROBE;
+    for (Py_ssize_t i = 0; i < m; i++) {
+        uint64_t k = asc_key(score[i]);
+        if (k < last[codes[i]])
+            return 0;
+        last[codes[i]] = k;
+    }
+    return 1;
+}
+
 static void *hist_in_order(void *arg)
 {
     walk_job *j = arg;
@@ -1705,7 +1726,9 @@ PyObject *nv_group_hist_rows(PyObject *Py_UNUSED(self), PyObject *args)
         NOGIL_BEGIN
         /* rows in score order: one pass (hist_in_order); else counted into their groups, each sorted */
         int walked = 0;
-        if (n > 1 && G <= n && score[0] <= score[n - 1]) { /* (`key` holds G last scores) */
+        if (n > 1 && G <= n && score[0] <= score[n - 1]) /* (`key` holds G last scores) */
+            walked = rows_in_group_order(codes, score, n, G, key);
+        if (walked) {
             for (Py_ssize_t i = 0; i < n; i++)
                 starts[codes[i] + 1]++;
             for (int64_t g = 0; g < G; g++)

@@ -236,7 +236,8 @@ def test_group_summaries_of_rows_in_score_order_are_the_sorted_ones(seed):
     """csrc/summary.c group_hist_rows on rows in score order (the slices' shared order: one pass,
     each group's cells written as its rows come) gives what it gives on the rows shuffled (each group
     sorted), bit for bit: ties, -0.0 among 0.0, empty groups, more groups than rows, and rows in order
-    but for one (the walk given up, the rows sorted)."""
+    but for one (near the end: the walk given up, the rows sorted; near the start: the probe before
+    the walk says no order)."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(2, 5000)) if seed % 6 else int(rng.integers(100_001, 300_000))
     G = int(rng.integers(1, 50)) if seed % 5 else n + int(rng.integers(0, 5))
@@ -247,10 +248,14 @@ def test_group_summaries_of_rows_in_score_order_are_the_sorted_ones(seed):
     flag = (rng.random(n) < 0.3).astype(np.uint8)
     o = np.argsort(s, kind="stable")
     codes_o, s_o, flag_o = codes[o], s[o], flag[o]
-    if seed % 4 == 3:  # one row out of order at the end
+    if seed % 4 == 3:  # one row out of order at the end (past the probe of the first 65,536 rows)
         s_o = s_o.copy()
         s_o[-1] = s_o[0] - 1.0 if seed % 8 == 3 else s_o[-1]
         codes_o[-1] = codes_o[0]
+    elif seed % 4 == 1:  # one row out of order near the start (the probe says no order: sorted)
+        s_o = s_o.copy()
+        s_o[1] = s_o[0] - 1.0
+        codes_o[1] = codes_o[0]
     p = rng.permutation(n)
     got = _native.group_hist_rows(codes_o, s_o, flag_o, G)
     want = _native.group_hist_rows(codes_o[p], s_o[p], flag_o[p], G)
