@@ -167,10 +167,9 @@ def test_explain_and_compare_of_k_classes_name_a_fractional_weights_line(k_class
     assert code == 1 and out == "" and _error(err) == _error(mem)
     code, out, err = _cli(["compare", path, str(k_classes / "kw2.csv"), *cols, *measure], capsys)
     assert code == 1 and out == "" and _error(err) == _error(mem)
-    # on Dask: the partition, its row, the column and the value
+    # on Dask: memory's line (the file streamed again: it named the partition and its row)
     code, out, err = _cli(["eval", path, *cols, *measure, "--dask", "local:1"], capsys)
-    assert code == 1 and out == ""
-    assert "the weight column 'w' holds 1.5 in row 20 of partition 0 (from 0)" in _error(err)
+    assert code == 1 and out == "" and _error(err) == _error(mem)
 
 
 def test_k_classes_on_dask_name_a_bad_scores_partition_and_row(k_classes):
@@ -182,3 +181,76 @@ def test_k_classes_on_dask_name_a_bad_scores_partition_and_row(k_classes):
     assert "the score column 'p_dog' holds nan (an empty cell, or NaN) in row 5 of partition 0" in str(
         e.value
     )
+
+
+def _k_rows(n: int = 3000) -> list[str]:
+    rng = np.random.default_rng(5)
+    y = rng.choice(["0", "1", "2"], n)
+    p = rng.dirichlet([1, 1, 1], n)
+    return [f"{i % 40},{y[i]},{float(p[i, 0])!r},{float(p[i, 1])!r},{float(p[i, 2])!r}" for i in range(n)]
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        ("score", ""),  # an empty score: the partition's row
+        ("score", "NAN"),  # NaN spellings pandas reads as no number (memory: a NaN score)
+        ("score", "+nan"),
+        ("score", "abc"),
+        ("target", "two"),  # a class not among --classes, past the rows Dask typed the target by
+        ("target", "1.0"),
+    ],
+)
+@pytest.mark.parametrize("grouped", [False, True])
+def test_k_classes_on_dask_name_a_bad_values_line_as_read_whole(tmp_path, capsys, bad, grouped):
+    """K classes on Dask named a bad value by its partition's row, or not at all (a value past the
+    rows Dask typed its column by: "drop --dask for its line"); now memory's line, the file streamed
+    again (with --group too, where the group column read as an identity meets the value first)."""
+    rows = _k_rows()
+    at, value = bad
+    q, y, a, b, c = rows[2500].split(",")
+    rows[2500] = ",".join([q, value, a, b, c] if at == "target" else [q, y, a, b, value])
+    path = tmp_path / "k.csv"
+    path.write_text("q,y,a,b,c\n" + "\n".join(rows) + "\n")
+    argv = ["eval", str(path), "--target", "y", "--score", "a,b,c", "--classes", "0,1,2"]
+    argv += ["--group", "q"] if grouped else []
+    code, _, mem = _cli(argv, capsys)
+    assert code == 1 and "k.csv, line 2502: " in mem
+    code, out, on_dask = _cli([*argv, "--dask", "local:1"], capsys)
+    assert code == 1 and out == "" and _error(on_dask) == _error(mem)
+
+
+@pytest.mark.parametrize("value", ["", "+nan", "x"])
+def test_long_classes_on_dask_name_a_bad_scores_line_as_read_whole(tmp_path, capsys, value):
+    rng = np.random.default_rng(6)
+    lines = ["id,cls,y,s"]
+    for i in range(1000):
+        t = rng.choice(list("abc"))
+        lines += [f"{i},{k},{int(k == t)},{float(rng.random())!r}" for k in "abc"]
+    lines[2500] = lines[2500].rsplit(",", 1)[0] + "," + value
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(lines) + "\n")
+    argv = ["eval", str(path), "--long", "--id", "id", "--class", "cls", "--target", "y", "--score", "s"]
+    code, _, mem = _cli(argv, capsys)
+    assert code == 1 and "long.csv, line 2501: " in mem
+    code, out, on_dask = _cli([*argv, "--dask", "local:1"], capsys)
+    assert code == 1 and out == "" and _error(on_dask) == _error(mem)
+
+
+@pytest.mark.parametrize("bad", [("l1", "2"), ("s2", "abc"), ("s1", "NAN")])
+def test_labels_on_dask_name_a_bad_values_line_as_read_whole(tmp_path, capsys, bad):
+    rng = np.random.default_rng(7)
+    rows = [
+        f"{int(rng.integers(0, 2))},{int(rng.integers(0, 2))},{float(rng.random())!r},{float(rng.random())!r}"
+        for _ in range(3000)
+    ]
+    cells = rows[2500].split(",")
+    cells[["l1", "l2", "s1", "s2"].index(bad[0])] = bad[1]
+    rows[2500] = ",".join(cells)
+    path = tmp_path / "lab.csv"
+    path.write_text("l1,l2,s1,s2\n" + "\n".join(rows) + "\n")
+    argv = ["eval", str(path), "--labels", "l1,l2", "--score", "s1,s2"]
+    code, _, mem = _cli(argv, capsys)
+    assert code == 1 and "lab.csv, line 2502: " in mem
+    code, out, on_dask = _cli([*argv, "--dask", "local:1"], capsys)
+    assert code == 1 and out == "" and _error(on_dask) == _error(mem)

@@ -1057,18 +1057,44 @@ def _statistics(args: Any, report: Any, cases: Any, specs: list) -> None:
         )
 
 
-def _on_cluster(args: Any, path: str | None) -> Any:
+def _on_cluster(args: Any, path: str | None, specs: list) -> Any:
     """The report of the files read by Spark (``--spark``: each partition summarised where it lies)
-    or as Dask partitions (``--dask``: the summaries merged on the cluster).
+    or as Dask partitions (``--dask``: the summaries merged on the cluster; a value a partition
+    refused named with its line, each file streamed again: :func:`_restream`).
     """
     if getattr(args, "spark", None):
         from perfeval.cli.spark_tables import classes_report, long_report
-    else:
-        from perfeval.cli.dask_tables import classes_report, long_report
+
+        if args.long:
+            _long_options(args)
+            return long_report(args, path, choose_long, long_classes)
+        return classes_report(args, path, choose_wide)
+    from perfeval.cli.dask_tables import classes_report as on_dask
+    from perfeval.cli.dask_tables import long_report as on_dask_long
+
     if args.long:
         _long_options(args)
-        return long_report(args, path, choose_long, long_classes)
-    return classes_report(args, path, choose_wide)
+        return on_dask_long(args, path, choose_long, long_classes, _restream(args, specs))
+    return on_dask(args, path, choose_wide, _restream(args, specs))
+
+
+def _restream(args: Any, specs: list) -> Callable[[str], Any]:
+    """File ``f`` evaluated streamed (:func:`_stream`, :func:`_long_stream`), for the line of a value
+    a Dask partition refused, as the table read whole says it; a long file whose case's rows are not
+    together cannot be streamed: nothing found (the partition's words stay).
+    """
+    import copy
+
+    one = copy.copy(args)
+    one.stream, one.dask, one.spark = True, None, None
+
+    def run(f: str) -> None:
+        try:
+            (_long_stream if args.long else _stream)(one, f, specs)
+        except _NotTogether:
+            return
+
+    return run
 
 
 def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
@@ -1093,7 +1119,7 @@ def run(args: Any, table: Any = None, *, stream_bytes: int) -> int:
     cases = None
     confusion_summary = None
     if getattr(args, "spark", None) or args.dask is not None:
-        report = _on_cluster(args, path)
+        report = _on_cluster(args, path, specs)
     elif args.stream or (
         big
         and args.group is None

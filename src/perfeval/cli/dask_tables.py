@@ -23,6 +23,7 @@ import numpy as np
 from perfeval.base.console import one_line
 from perfeval.cli import load, slices
 from perfeval.exceptions import InputFormatError, InvalidDataError, InvalidParameterError
+from perfeval.io.text import PAST_TYPED
 
 __all__ = ["classes_report", "labels_report", "long_report", "refuse", "score_columns_targets"]
 
@@ -47,43 +48,75 @@ def _frame(
     path: str,
     columns: Callable[[list[str], bool], tuple[list[int], Any, dict[int, str]]],
     by: Any = (),
+    restream: Callable[[str], Any] | None = None,
 ) -> Any:
     """(the files as a Dask frame, the names of its columns, how they were read): ``columns`` the
     positions of the columns read and of the group column (or ``{position: option}`` of the
     identity columns) and the columns of numbers (``{position: role}``), from the header; every
     file of a glob holds them (checked ahead, one line naming the file), the group column an
     identity, the columns of numbers float64 (:func:`perfeval.backends.dask.read_files`);
-    ``by``, the ``--by`` columns (:class:`perfeval.cli.slices.DaskColumns`), read too.
+    ``by``, the ``--by`` columns (:class:`perfeval.cli.slices.DaskColumns`), read too; a value
+    past the rows Dask typed its column by, found as the files are read (a --group or --id column
+    made an identity reads them): its line, each file streamed again (``restream``, :func:`_streamed`).
     """
     from perfeval.backends.dask import read_files
 
     read: dict = {}
-    ddf, names = read_files(
-        path,
-        fmt=args.input_format,
-        header=args.header,
-        delimiter=args.delimiter,
-        read=read,
-        columns=columns,
-        by=by,
-    )
+    try:
+        ddf, names = read_files(
+            path,
+            fmt=args.input_format,
+            header=args.header,
+            delimiter=args.delimiter,
+            read=read,
+            columns=columns,
+            by=by,
+        )
+    except InputFormatError as e:  # a column's value past the rows Dask typed it by: its line, streamed
+        if PAST_TYPED not in str(e):
+            raise
+        raise _streamed(path, restream) or e from None
     for source, skipped in read.get("skipped", {}).items():  # comment lines: said, as read whole
         if skipped.count:
             load.note(f"perfeval: note: {skipped.message(source)}\n")
     return ddf, names, read
 
 
+def _streamed(path: str, restream: Callable[[str], Any] | None) -> InputFormatError | None:
+    """The first problem of the files ``path`` names as the command streamed says it (its file and
+    line, as read whole): ``restream(f)`` evaluates file ``f`` streamed; None when it finds none
+    (or does not take the request).
+    """
+    from perfeval.exceptions import PerfError
+    from perfeval.io.base import files
+
+    if restream is None:
+        return None
+    for f in files(path):
+        try:
+            restream(f)
+        except InputFormatError as found:  # its file and line, as read whole
+            return found
+        except PerfError:  # a request the stream does not take: the partition's words
+            return None
+    return None
+
+
 @contextlib.contextmanager
-def _worker_errors(path: str, read: dict) -> Iterator[None]:
+def _worker_errors(path: str, read: dict, restream: Callable[[str], Any] | None = None) -> Iterator[None]:
     """What a worker found, in the words of the table read whole: a column's values (the file and
     the column), a text file pandas' parser refused (where and why), a file that cannot be read.
+    A value a partition refused (its row in the partition named, or a column Dask typed by the
+    first rows holding another type further on, or a value pandas could not read as a number) is
+    looked for again with ``restream`` (each file streamed, :func:`_streamed`), which names its
+    line as the table read whole does; the partition's words when it finds nothing.
     """
     from perfeval.backends.dask import mistyped, numbers_as_read, said_as_read, unconverted, unparsed
 
     try:
         yield
-    except InvalidDataError as e:
-        raise InputFormatError(str(e), source=path) from None
+    except InvalidDataError as e:  # the partition's words: its row, or no place at all
+        raise _streamed(path, restream) or InputFormatError(str(e), source=path) from None
     except (InvalidParameterError, InputFormatError):
         raise
     except Exception as e:
@@ -91,10 +124,14 @@ def _worker_errors(path: str, read: dict) -> Iterator[None]:
             raise said_as_read(path, read["format"], read["header"], read["delimiter"], e) from None
         said = mistyped(e, read["header"])  # a used column holding, further on, another type
         if said is not None:
-            raise InputFormatError(said, source=path) from None
+            raise _streamed(path, restream) or InputFormatError(said, source=path) from None
         said = unconverted(e)  # a column of numbers holding, further on, a value that is no number
         if said is not None:
-            raise numbers_as_read(path, read) or InputFormatError(said, source=path) from None
+            raise (
+                numbers_as_read(path, read)
+                or _streamed(path, restream)
+                or InputFormatError(said, source=path)
+            ) from None
         if isinstance(e, (OSError, EOFError)) or type(e).__module__.startswith("pyarrow"):
             what = "is not a readable Parquet file" if read["format"] == "parquet" else "cannot be read"
             raise InputFormatError(f"{what} ({one_line(e)})", source=path) from None
@@ -124,10 +161,13 @@ def _target_kind(ddf: Any, name: str) -> np.ndarray:
         return np.zeros(0, dtype=object)
 
 
-def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
+def classes_report(
+    args: Any, path: str | None, choose_wide: Callable, restream: Callable[[str], Any] | None = None
+) -> Any:
     """The report of K classes (a score column a class) of the files ``path`` names, on Dask;
     ``choose_wide(args, names, header, source)``: the columns and the classes, as the table read
-    whole chooses them (:func:`perfeval.cli.classes.choose_wide`).
+    whole chooses them (:func:`perfeval.cli.classes.choose_wide`); ``restream(f)``: file ``f``
+    evaluated streamed, which names the line of a value a partition refused (:func:`_worker_errors`).
     """
     from perfeval.backends.dask import connect, evaluate_dask
 
@@ -151,7 +191,7 @@ def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
 
     by = slices.DaskColumns(args, path, taken)
     with connect(args.dask):
-        ddf, names, read = _frame(args, path, columns, by)
+        ddf, names, read = _frame(args, path, columns, by, restream)
         ch, classes = chosen[0]
         ddf, sliced = by.sliced(ddf, names, read)
 
@@ -160,7 +200,7 @@ def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
 
         classes.typed(_target_kind(ddf, names[ch.target.index]))
         scores: Any = [names[c.index] for c in ch.scores]  # a list: evaluate_dask's K classes
-        with _worker_errors(path, read):
+        with _worker_errors(path, read, restream):
             report = evaluate_dask(
                 ddf,
                 target=name(ch.target),
@@ -178,12 +218,19 @@ def classes_report(args: Any, path: str | None, choose_wide: Callable) -> Any:
     return report
 
 
-def long_report(args: Any, path: str | None, choose_long: Callable, classes_of: Callable) -> Any:
+def long_report(
+    args: Any,
+    path: str | None,
+    choose_long: Callable,
+    classes_of: Callable,
+    restream: Callable[[str], Any] | None = None,
+) -> Any:
     """The report of K classes in long form (a row a case and class: ``--long``) of the files ``path``
     names, on Dask; ``choose_long(args, names, header, source)``: (the target, score, group and
     weight columns, the case column, the class column), as the table read whole chooses them;
     ``classes_of(args, class_kind, name)``: the classes of ``--classes`` typed as the class column
-    holds them (None: the class column's distinct values) and how they were found.
+    holds them (None: the class column's distinct values) and how they were found; ``restream``
+    as :func:`classes_report` takes it.
     """
     from perfeval.backends.dask import connect, evaluate_dask_long
 
@@ -205,14 +252,14 @@ def long_report(args: Any, path: str | None, choose_long: Callable, classes_of: 
         return [c.index for c in (*ch.all(), idc, cc)], identities, numbers
 
     with connect(args.dask):
-        ddf, names, read = _frame(args, path, columns)
+        ddf, names, read = _frame(args, path, columns, restream=restream)
         ch, idc, cc = chosen[0]
 
         def name(c: Any) -> str | None:
             return None if c is None else names[c.index]
 
         classes, how = classes_of(args, _target_kind(ddf, names[cc.index]), cc.name)
-        with _worker_errors(path, read):
+        with _worker_errors(path, read, restream):
             report = evaluate_dask_long(
                 ddf,
                 target=name(ch.target),
@@ -231,11 +278,13 @@ def long_report(args: Any, path: str | None, choose_long: Callable, classes_of: 
     return report
 
 
-def labels_report(args: Any, path: str | None, choose: Callable, how: Callable) -> Any:
+def labels_report(
+    args: Any, path: str | None, choose: Callable, how: Callable, restream: Callable[[str], Any] | None = None
+) -> Any:
     """The report of K labels (a 0/1 target column a label) of the files ``path`` names, on Dask;
     ``choose(args, names, header, source)``: (the label columns, the score columns, the weight and
     group columns, the labels), as the table read whole chooses them; ``how(args, label_columns)``:
-    how the labels were found, said in the output.
+    how the labels were found, said in the output; ``restream`` as :func:`classes_report` takes it.
     """
     from perfeval.backends.dask import connect, evaluate_dask
 
@@ -260,12 +309,12 @@ def labels_report(args: Any, path: str | None, choose: Callable, how: Callable) 
 
     by = slices.DaskColumns(args, path, taken)
     with connect(args.dask):
-        ddf, names, read = _frame(args, path, columns, by)
+        ddf, names, read = _frame(args, path, columns, by, restream)
         ycols, scols, weight, group, labels = chosen[0]
         ddf, sliced = by.sliced(ddf, names, read)
         targets: Any = [names[c.index] for c in ycols]  # lists: evaluate_dask's K labels
         scores: Any = [names[c.index] for c in scols]
-        with _worker_errors(path, read):
+        with _worker_errors(path, read, restream):
             report = evaluate_dask(  # K labels, and their slices
                 ddf,
                 target=targets,

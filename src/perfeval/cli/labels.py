@@ -343,9 +343,13 @@ def run(args: Any, *, stream_bytes: int) -> int:
 
         report = on_spark(args, path, _choose, _how)
     elif args.dask is not None:  # the files read as Dask partitions, the summaries merged on the cluster
+        import copy
+
         from perfeval.cli.dask_tables import labels_report
 
-        report = labels_report(args, path, _choose, _how)
+        one = copy.copy(args)  # a value a partition refused: its line, the files streamed again
+        one.stream, one.dask, one.spark = True, None, None
+        report = labels_report(args, path, _choose, _how, lambda f: _stream(one, f, specs))
     elif args.stream or (
         big and args.group is None and not getattr(args, "tie_bounds", False) and not slices.columns(args)
     ):

@@ -395,6 +395,9 @@ def unparsed(e: BaseException) -> bool:
     return False
 
 
+#: the words of :func:`unconverted` and :func:`mistyped`: a column's value past the rows Dask typed it by
+PAST_TYPED = "past the rows Dask typed it by"
+
 #: pandas' errors when a value of a column read as float64 (:attr:`Partitions.frame`'s numbers) is no number
 _UNCONVERTED = ("could not convert string to float: ", "cannot safely convert passed user dtype of float64")
 
@@ -422,8 +425,8 @@ def unconverted(e: BaseException) -> str | None:
         if isinstance(at, ValueError) and any(words in text for words in _UNCONVERTED):
             value = text.partition(_UNCONVERTED[0])[2].strip() or "a value"
             return (
-                f"a column of numbers (the target, a score, the weight) holds {value}, not a number, past "
-                "the rows Dask typed it by (the first file's first rows); drop --dask for its line and column"
+                f"a column of numbers (the target, a score, the weight) holds {value}, not a number, "
+                f"{PAST_TYPED} (the first file's first rows); drop --dask for its line and column"
             )
         seen.add(id(at))
         at = at.__cause__ or at.__context__
@@ -456,7 +459,7 @@ def mistyped(e: BaseException, header: bool) -> str | None:
         key, _found, expected = cells
         # pandas' key of a column without a header: its position
         name = f"column{int(key) + 1}" if not header and key.isdigit() else key
-        where = "past the rows Dask typed it by (the first file's first rows)"
+        where = f"{PAST_TYPED} (the first file's first rows)"
         if f"- {key}\n  ValueError(\"invalid literal for int() with base 10: ''\")" in text:
             return (
                 f"the column {name!r} holds an empty field, a missing value, {where}: drop the rows "
