@@ -259,6 +259,7 @@ def test_the_command_on_dask_is_memory_bit_for_bit(on_cluster, tmp_path, capsys,
     for p in ("classes", "classes_from", "target_form", "cases", "rows", "columns", "weighted", "groups"):
         assert dask["params"].get(p) == memory["params"].get(p), p
     assert dask["params"]["backend"] == "dask"
+    assert list(dask["params"]) == list(memory["params"])  # the same keys in the same order (source too)
 
 
 def test_the_command_on_a_local_cluster(tmp_path, capsys):

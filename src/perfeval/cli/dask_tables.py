@@ -272,9 +272,12 @@ def long_report(
                 classes=classes,
             )
     _no_rows(report, names, read, path)
-    report.params["classes_from"] = how
-    report.params["source"] = path
-    report.params["columns"] = {**ch.names(), "id": idc.name, "class": cc.name}
+    params = report.params  # the keys in memory's order: the long form's own (its columns) after
+    later = {k: params.pop(k) for k in ("columns", "target_form", "cases") if k in params}
+    params["classes_from"] = how
+    params["source"] = path
+    params.update(later)
+    params["columns"] = {**ch.names(), "id": idc.name, "class": cc.name}
     return report
 
 
