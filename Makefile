@@ -12,10 +12,12 @@ DEMO   ?= demo-output
 NATIVE := $(sort $(wildcard csrc/*.c csrc/*.h))
 SOURCES := pyproject.toml setup.py $(NATIVE)
 
-# the package with plots, Parquet and progress bars: what `make demo` needs (a stamp each, so each installs once)
+# the package with plots, Parquet and progress bars: what `make demo` needs (a stamp each, so each installs once);
+# the venv's setuptools raised to pyproject's build requirement, so that `python setup.py build_ext --inplace`
+# works in it as pip's isolated build does (Python 3.11's bundled 65.x refuses `license = "MIT"`)
 $(VENV)/.demo: $(SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade pip 'setuptools>=77'
 	$(BIN)/python -m pip install --quiet -e '.[plot,parquet,progress]'
 	@touch $@
 
@@ -23,7 +25,7 @@ $(VENV)/.demo: $(SOURCES)
 # Parquet: so it stands for the demo's install too)
 $(VENV)/.test: $(SOURCES)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --upgrade pip 'setuptools>=77'
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $@ $(VENV)/.demo
 
