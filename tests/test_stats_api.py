@@ -350,3 +350,36 @@ def test_too_few_groups_say_so(tmp_path, capsys, n_groups):
         assert (
             "no interval or test: 2 groups with a value, too few" in out and "without a positive" not in out
         )
+
+
+def test_a_regression_interval_undefined_in_many_replicates_says_the_measure_s_reason(tmp_path, capsys):
+    """Over all cases, a regression measure undefined in more than 5% of the replicates (three cases:
+    a replicate often draws one target alone, and R2 is 0/0) says how many and the measure's own
+    reason, not "a replicate without a positive" (a binary reason), in the note and its warning (as the
+    few groups' note is warned)."""
+    import warnings
+
+    from perfeval.cli.main import main
+    from perfeval.exceptions import BootstrapBiasWarning
+
+    y, p, q = [1.0, 2.0, 3.0], [1.1, 2.2, 2.5], [1.2, 2.0, 3.3]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        c = ci(y, p, measures="mae,r2", n_boot=200)
+        d = compare(y, p, q, measures="r2", method="bca", n_boot=200)["R2"]
+    said = [str(w.message) for w in caught if issubclass(w.category, BootstrapBiasWarning)]
+    assert said == [f"R2: {c['R2'].note}", f"R2: {d.note}"]
+    assert np.isfinite(c["MAE"].low) and np.isnan(c["R2"].low)
+    for note, what in ((c["R2"].note, "interval"), (d.note, "interval or test")):
+        head, _, why = note.partition(" leave R2 undefined (in the first of them: ")
+        k = int(head.split(": ")[1].split(" of the 200")[0])
+        assert head == f"no {what}: {k} of the 200 replicates ({k / 200:.1%}, more than 5%)" and k > 10
+        assert why.startswith("every target is equal (their variance is 0)")
+        assert note.endswith(f"no {what} from a biased subset") and "positive" not in note
+    f = tmp_path / "r.csv"
+    f.write_text("y,p\n1,1.1\n2,2.2\n3,2.5\n")
+    assert main(["eval", str(f), "--target", "y", "--score", "p", "-m", "mae,r2", "--ci", "0.95"]) == 0
+    out = capsys.readouterr().out
+    assert f"(nan intervals: R2: {c['R2'].note.replace('200', '1000').split(' (')[0].split(':')[0]}" in out
+    assert "leave R2 undefined (in the first of them: every target is equal" in out
+    assert "without a positive" not in out
