@@ -60,6 +60,11 @@ class Interval:
         on one side of the estimate (the measure is biased under resampling), so that the interval
         does not contain it, or, every replicate on one side, BCa's bias correction is infinite and
         its bounds NaN (:func:`interval`).
+    left_out : str
+        Which replicates the interval leaves out, and why, or '' when it reads every one: a
+        whole-group bootstrap over few groups draws no group with a value in a share e^-G of its
+        replicates (5% for 3 groups); up to 5% of them are left out, the interval is of the others
+        (more: no interval, ``note`` says why).
     """
 
     label: str
@@ -73,6 +78,7 @@ class Interval:
     resampled: str = "cases"
     seed: int | None = None
     note: str = ""
+    left_out: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -112,6 +118,9 @@ class Comparison:
     correction: str | None = None
     p_adjusted: float | None = None
     p_adjusted_bound: bool = False
+    #: the replicates the interval and the test leave out, and why ('' when none: as
+    #: :attr:`Interval.left_out`)
+    left_out: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -123,8 +132,9 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     ``note`` only when there is one (an interval that is not a range around its estimate).
     """
     d = dict(result.__dict__)
-    if not d.get("note"):
-        d.pop("note", None)
+    for k in ("note", "left_out"):  # only when there is one
+        if not d.get(k):
+            d.pop(k, None)
     if "correction" in d and d["correction"] is None:  # no correction asked: the fields of compare()
         for k in ("correction", "p_adjusted", "p_adjusted_bound"):
             d.pop(k)
@@ -244,6 +254,17 @@ def which_tests(comparisons: list[Comparison], seed: int | None) -> str:
     if len(by) == 1:
         return one(next(iter(by)))
     return "; ".join(f"{', '.join(labels)}: {one(key)}" for key, labels in by.items())
+
+
+def left_out(results: list[tuple[str, Interval | Comparison]]) -> str:
+    """The replicates left out of ``results``' intervals (each with the name it is shown under), for a
+    note under a table: each reason once, after the names it holds for; '' when none left any out.
+    """
+    by: dict[str, list[str]] = {}
+    for name, r in results:
+        if r.left_out:
+            by.setdefault(r.left_out, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in by.items())
 
 
 def undefined_intervals(results: list[tuple[str, Interval | Comparison]]) -> str:
