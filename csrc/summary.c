@@ -1821,10 +1821,18 @@ PyObject *nv_group_totals(PyObject *Py_UNUSED(self), PyObject *args)
 }
 
 /* the bounds of the per-group kernels (hist_*_groups, calibration.c's group_*) checked: ascending
- * offsets into `cells` entries; G groups, or -1 with the error set and `in` released */
+ * offsets into `cells` entries, from 0 (the first group's first cell: bounds starting past it would
+ * leave the cells before it out of every group, silently) to `cells`; G groups, or -1 with the
+ * error set and `in` released */
 Py_ssize_t nv_group_bounds(nv_args *in, const int64_t *bounds, Py_ssize_t nb, Py_ssize_t cells, const char *who)
 {
     Py_ssize_t G = nb > 0 ? nb - 1 : 0;
+    if (nb > 0 && bounds[0] != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: bounds must start at 0 (the first cell), got %lld", who,
+                     (long long)bounds[0]);
+        nv_args_release(in);
+        return -1;
+    }
     for (Py_ssize_t k = 0; k < nb; k++)
         if (bounds[k] < 0 || bounds[k] > cells || (k > 0 && bounds[k] < bounds[k - 1]) ||
             (k == G && bounds[k] != cells)) {
