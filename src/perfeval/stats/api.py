@@ -34,6 +34,7 @@ from perfeval.stats.intervals import (
     check_request,
     interval,
     paired_test,
+    undefined_left_out,
     warn_one_sided,
 )
 from perfeval.stats.paired import CORRECTIONS, correct_bounded
@@ -264,7 +265,10 @@ def ci(
             return acceleration(jack.values(spec)[0], None)
 
         lo, hi, sd, note = interval(est, reps, level, method, accel, observed=is_threshold(spec))
-        out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note)
+        dropped = undefined_left_out(reps, est, lo)
+        out[spec.label] = Interval(
+            spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note, dropped
+        )  # fmt: skip
     return warned(out)
 
 
@@ -496,7 +500,10 @@ def ci_from_summary(
             return acceleration(*jack(summary))
 
         lo, hi, sd, note = interval(est, reps, level, method, accel, observed=is_threshold(sp))
-        out[sp.label] = Interval(sp.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note)
+        dropped = undefined_left_out(reps, est, lo)
+        out[sp.label] = Interval(
+            sp.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note, dropped
+        )  # fmt: skip
     return warned(out)
 
 
@@ -944,6 +951,8 @@ def _compare_one(
         if resampled == "groups":
             note = note or _few_groups(diff, reps, both, "interval or test")
             dropped = _groups_left_out(diff, lo, reps, both, "interval and test")
+        else:  # the replicates where a model's value is undefined (up to 5%)
+            dropped = undefined_left_out(reps, diff, lo, "interval and test")
         out[spec.label] = Comparison(
             spec.label, ea, eb, diff, lo, hi, p, level, method, n_boot, sd, resampled, seed, floor, note,
             left_out=dropped,

@@ -63,8 +63,9 @@ class Interval:
     left_out : str
         Which replicates the interval leaves out, and why, or '' when it reads every one: a
         whole-group bootstrap over few groups draws no group with a value in a share e^-G of its
-        replicates (5% for 3 groups); up to 5% of them are left out, the interval is of the others
-        (more: no interval, ``note`` says why).
+        replicates (5% for 3 groups), a bootstrap over the cases leaves the value undefined where a
+        replicate draws no positive (or no negative; e^-4 = 1.8% of them with 4 positives); up to 5%
+        of them are left out, the interval is of the others (more: no interval, ``note`` says why).
     """
 
     label: str
@@ -435,6 +436,29 @@ def interval(
     else:
         lo, hi = bca(estimate, ok, level, accel() if callable(accel) else accel, observed)
     return lo, hi, sd, side_note(estimate, ok, lo, hi, of)
+
+
+def undefined_left_out(
+    reps: np.ndarray, estimate: float, low: float, what: str = "interval", why: str = ""
+) -> str:
+    """The replicates a bootstrap over the cases leaves out of its interval (given: ``low`` a number,
+    so no more than 5% of them), said (:attr:`Interval.left_out`; '' when it reads every one): those
+    where the value is undefined (not a finite number: a replicate that drew no positive, say), with
+    the measure's own reason in the first of them when known (``why``).  The interval (``what``) is
+    of the others, the bootstrap given that the value is defined.
+
+    >>> undefined_left_out(np.array([0.5, np.nan, 0.7, 0.6]), 0.6, 0.5)
+    '1 of the 4 replicates (25.0%) leave the value undefined and are left out: the interval is of the other 3'
+    """
+    bad = int(np.count_nonzero(~np.isfinite(reps)))
+    if not bad or not math.isfinite(estimate) or not math.isfinite(low):
+        return ""
+    verb = "are" if " and " in what else "is"
+    return (
+        f"{bad} of the {len(reps)} replicates ({bad / len(reps):.1%}) leave the value undefined"
+        + (f" (in the first of them: {why})" if why else "")
+        + f" and are left out: the {what} {verb} of the other {len(reps) - bad}"
+    )
 
 
 def p_value(diffs: np.ndarray) -> float:

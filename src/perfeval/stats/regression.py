@@ -58,6 +58,7 @@ from perfeval.stats.intervals import (
     acceleration,
     interval,
     paired_test,
+    undefined_left_out,
 )
 from perfeval.stats.paired import paired_t_test, student_t_quantile
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
@@ -298,25 +299,40 @@ def undefined_note(
     k, n_boot = int(np.count_nonzero(bad)), len(bad)
     if k <= 0.05 * n_boot:
         return ""
-    r0 = int(np.flatnonzero(bad)[0])
-    v = np.frombuffer(_native.poisson_rows(models[0].n, seed, r0, r0 + 1), np.float64).copy()
-    if w is not None:
-        v = v * w
     sp = models[0].specs[i]
-    why = ""
-    for m, r in zip(models, reps, strict=True):
-        if np.isnan(r[r0, i]):
-            try:
-                with np.errstate(all="ignore"):
-                    why = sp.measure.function()(m.summary(v), **sp.kwargs).why or ""
-            except LostBits:
-                why = lost_reason(sp.measure.name)
-            break
+    why = first_reason(models, reps, i, w, seed)
     return (
         f"no {what}: {k} of the {n_boot} replicates ({k / n_boot:.1%}, more than 5%) leave "
         f"{sp.label} undefined" + (f" (in the first of them: {why})" if why else "") + ": no "
         f"{what} from a biased subset"
     )
+
+
+def first_reason(
+    models: list[Replicas], reps: list[np.ndarray], i: int, w: np.ndarray | None, seed: int
+) -> str:
+    """The measure ``models[0].specs[i]``'s own reason in the first replicate that leaves it undefined
+    (its case weights drawn again: the Poisson(1) draws of (seed, r, case), as :func:`replicates`
+    draws them); '' when no replicate does, or the measure gives none.
+    """
+    bad = np.zeros(len(reps[0]), dtype=bool)
+    for r in reps:
+        bad |= np.isnan(r[:, i])
+    if not bad.any():
+        return ""
+    r0 = int(np.flatnonzero(bad)[0])
+    v = np.frombuffer(_native.poisson_rows(models[0].n, seed, r0, r0 + 1), np.float64).copy()
+    if w is not None:
+        v = v * w
+    sp = models[0].specs[i]
+    for m, r in zip(models, reps, strict=True):
+        if np.isnan(r[r0, i]):
+            try:
+                with np.errstate(all="ignore"):
+                    return sp.measure.function()(m.summary(v), **sp.kwargs).why or ""
+            except LostBits:
+                return lost_reason(sp.measure.name)
+    return ""
 
 
 def estimates(cases: Any, specs: list) -> np.ndarray:
@@ -439,8 +455,12 @@ def regression_ci(
         lo, hi, sd, note = interval(float(est[i]), reps[:, i], level, method, accel)
         if math.isnan(lo) and math.isfinite(float(est[i])) and not note:
             note = undefined_note([model], [reps], i, cases.w, seed, "interval")
+        dropped = ""
+        if np.isnan(reps[:, i]).any() and math.isfinite(lo):  # up to 5%: the measure's reason in the first
+            why = first_reason([model], [reps], i, cases.w, seed)
+            dropped = undefined_left_out(reps[:, i], float(est[i]), lo, why=why)
         out[sp.label] = Interval(
-            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note
+            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note, dropped
         )  # fmt: skip
     return out
 
