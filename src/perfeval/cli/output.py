@@ -273,6 +273,7 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
     bounded = _bounded(report)
     if output == "csv":
         if per:  # one table, as pandas reads it: a row per group (the summary: without --per-group)
+            csv_interval_notes(list(report.intervals.items()))  # the intervals' notes: on stderr
             return group_csv(report)
         if bounded:  # the share of tied pairs of each measure's comparable pairs, a column
             head = [*head, "tied_pairs"]
@@ -386,16 +387,16 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
     first = next(iter(reports.values()))
     per = per_group and first.groups is not None
     if output == "csv":
-        if per:
-            return models_group_csv(reports)
-        head = ["model", *_model_cells(first, None)[0]]
-        csv_interval_notes(
+        csv_interval_notes(  # the intervals' notes: on stderr, per group too
             [
                 (f"{shown(name)} {lab}", iv)
                 for name, r in reports.items()
                 for lab, iv in (r.intervals or {}).items()
             ]
         )
+        if per:
+            return models_group_csv(reports)
+        head = ["model", *_model_cells(first, None)[0]]
         lines = [",".join(csv_field(h) for h in head)]
         lines += [
             ",".join([csv_field(name)] + [csv_number(v) for v in _model_cells(r, None)[1]])
