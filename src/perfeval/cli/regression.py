@@ -236,7 +236,12 @@ def _one(args: Any, path: str | None, rspecs: list, how: str, table_of: Any, war
 
                 by.attach(report, cases, Task("regression", tuple(rspecs), task_from=how))
         warn(caught)
-        if args.ci is not None:
+        if args.ci is not None and report.slices is not None:  # one set of replicates for all, as binary
+            from perfeval.base.progress import wanted
+            from perfeval.cli import slices_ci
+
+            slices_ci.attach(args, report, rspecs, wanted(args))
+        elif args.ci is not None:
             from perfeval.base.progress import wanted
             from perfeval.stats import ci
 
