@@ -209,3 +209,33 @@ def test_group_kernels_refuse_bounds_that_do_not_start_at_the_first_cell(kernel)
         fn(sc, w, w, ok, np.array([0, 1], np.int64))
     else:
         fn(w, w, ok)
+
+
+@pytest.mark.parametrize("kernel", ["hist_ap_groups", "hist_apr_groups", "exact_sums", "regression_sums"])
+def test_kernels_of_their_own_bounds_check_them_as_the_others(kernel):
+    """hist_ap_groups, hist_apr_groups, exact_sums and regression_sums check their bounds with the
+    shared nv_group_bounds: from 0 (the first cell or row), ascending, ending at the last; bounds that
+    start past 0 or end short of the last left cells or rows out of every group, silently."""
+    from perfeval import _native
+
+    fn = getattr(_native, kernel)
+    x = np.array([1.0, 2.0, 3.0])
+
+    def call(b):
+        b = np.array(b, np.int64)
+        if kernel == "exact_sums":
+            return fn(b, x, None, None, 0)
+        if kernel == "regression_sums":
+            return fn(b, x, x, None, 1, False)
+        return fn(x, x, b)
+
+    for start in (1, 2):
+        with pytest.raises(
+            ValueError, match=f"^{kernel}: bounds must start at 0 \\(the first cell\\), got {start}$"
+        ):
+            call([start, 3])
+    for bounds in ([0, 2], [0, 2, 1, 3], [0, 4]):  # short of the end, descending, past the end
+        with pytest.raises(ValueError, match=f"^{kernel}: bounds must be ascending cell offsets"):
+            call(bounds)
+    call([0, 1, 3])  # from 0 to the end: as before
+    call([])  # no group
