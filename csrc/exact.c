@@ -528,13 +528,9 @@ PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
     long long whole[2] = {0, (long long)n};
     Py_ssize_t G = 1;
     if (bounds) {
-        G = in.n[0] > 0 ? in.n[0] - 1 : 0;
-        for (Py_ssize_t k = 0; k < in.n[0]; k++) {
-            if (bounds[k] < 0 || bounds[k] > n || (k > 0 && bounds[k] < bounds[k - 1])) {
-                nv_args_fail(&in, PyExc_ValueError, "exact_sums: bounds must be ascending row offsets");
-                return NULL;
-            }
-        }
+        G = nv_group_bounds(&in, (const int64_t *)bounds, in.n[0], n, "exact_sums");
+        if (G < 0)
+            return NULL;
     } else {
         bounds = whole;
     }
@@ -936,13 +932,9 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
     long long whole[2] = {0, (long long)n};
     Py_ssize_t G = 1;
     if (bounds) {
-        G = in.n[0] > 0 ? in.n[0] - 1 : 0;
-        for (Py_ssize_t k = 0; k < in.n[0]; k++) {
-            if (bounds[k] < 0 || bounds[k] > n || (k > 0 && bounds[k] < bounds[k - 1])) {
-                nv_args_fail(&in, PyExc_ValueError, "regression_sums: bounds must be ascending row offsets");
-                return NULL;
-            }
-        }
+        G = nv_group_bounds(&in, (const int64_t *)bounds, in.n[0], n, "regression_sums");
+        if (G < 0)
+            return NULL;
     } else {
         bounds = whole;
     }

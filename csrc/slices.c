@@ -47,15 +47,13 @@ PyObject *nv_hist_ap_groups(PyObject *Py_UNUSED(self), PyObject *args)
     nv_args in = {0};
     if (nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 || nv_arg(&in, bo, NV_RAW8) < 0)
         return NULL;
-    Py_ssize_t nb = in.n[2], G = nb > 0 ? nb - 1 : 0;
     const long long *bounds = in.v[2].buf;
     Py_ssize_t cells = in.n[0] < in.n[1] ? in.n[0] : in.n[1], widest = 0;
-    for (Py_ssize_t k = 0; k <= G && nb > 0; k++) {
-        if (bounds[k] < 0 || bounds[k] > cells || (k > 0 && bounds[k] < bounds[k - 1])) {
-            nv_args_fail(&in, PyExc_ValueError, "hist_ap_groups: bounds must be ascending cell offsets");
-            return NULL;
-        }
-        if (k > 0 && bounds[k] - bounds[k - 1] > widest)
+    Py_ssize_t G = nv_group_bounds(&in, (const int64_t *)bounds, in.n[2], cells, "hist_ap_groups");
+    if (G < 0)
+        return NULL;
+    for (Py_ssize_t k = 1; k <= G; k++) {
+        if (bounds[k] - bounds[k - 1] > widest)
             widest = (Py_ssize_t)(bounds[k] - bounds[k - 1]);
     }
     double *terms = malloc((size_t)(widest > 0 ? widest : 1) * sizeof(double));

@@ -81,15 +81,10 @@ PyObject *nv_hist_apr_groups(PyObject *Py_UNUSED(self), PyObject *args)
     nv_args in = {0};
     if (nv_arg(&in, po, NV_F64) < 0 || nv_arg(&in, no, NV_F64) < 0 || nv_arg(&in, bo, NV_RAW8) < 0)
         return NULL;
-    Py_ssize_t nb_ = in.n[2], G = nb_ > 0 ? nb_ - 1 : 0;
     const long long *bounds = in.v[2].buf;
-    Py_ssize_t cells = shortest(&in, 2);
-    for (Py_ssize_t k = 0; k <= G && nb_ > 0; k++) {
-        if (bounds[k] < 0 || bounds[k] > cells || (k > 0 && bounds[k] < bounds[k - 1])) {
-            nv_args_fail(&in, PyExc_ValueError, "hist_apr_groups: bounds must be ascending cell offsets");
-            return NULL;
-        }
-    }
+    Py_ssize_t G = nv_group_bounds(&in, (const int64_t *)bounds, in.n[2], shortest(&in, 2), "hist_apr_groups");
+    if (G < 0)
+        return NULL;
     PyObject *res = PyBytes_FromStringAndSize(NULL, G * (Py_ssize_t)sizeof(double));
     if (res) {
         double *out = (double *)PyBytes_AS_STRING(res);
@@ -1844,10 +1839,18 @@ PyObject *nv_group_totals(PyObject *Py_UNUSED(self), PyObject *args)
 }
 
 /* the bounds of the per-group kernels (hist_*_groups, calibration.c's group_*) checked: ascending
- * offsets into `cells` entries; G groups, or -1 with the error set and `in` released */
+ * offsets into `cells` entries, from 0 (the first group's first cell: bounds starting past it would
+ * leave the cells before it out of every group, silently) to `cells`; G groups, or -1 with the
+ * error set and `in` released */
 Py_ssize_t nv_group_bounds(nv_args *in, const int64_t *bounds, Py_ssize_t nb, Py_ssize_t cells, const char *who)
 {
     Py_ssize_t G = nb > 0 ? nb - 1 : 0;
+    if (nb > 0 && bounds[0] != 0) {
+        PyErr_Format(PyExc_ValueError, "%s: bounds must start at 0 (the first cell), got %lld", who,
+                     (long long)bounds[0]);
+        nv_args_release(in);
+        return -1;
+    }
     for (Py_ssize_t k = 0; k < nb; k++)
         if (bounds[k] < 0 || bounds[k] > cells || (k > 0 && bounds[k] < bounds[k - 1]) ||
             (k == G && bounds[k] != cells)) {

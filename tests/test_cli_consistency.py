@@ -811,8 +811,7 @@ def test_a_bad_weight_is_named_with_its_line_and_csv_numbers_are_full(tmp_path, 
     p.write_text("y,s,w\n1,0.9,1\n0,0.2,-1\n1,0.5,2\n")
     assert main(["eval", str(p), "--target", "y", "--score", "s", "--weight", "w", "-m", "roc"]) == 1
     assert capsys.readouterr().err == (
-        f"perfeval: error: {p}, line 3: the weight column 'w' holds -1.0; "
-        "weights must be finite numbers >= 0\n"
+        f"perfeval: error: {p}, line 3: the weight column 'w' holds -1; weights must be finite numbers >= 0\n"
     )
     q = tmp_path / "q.csv"
     q.write_text("y,s\n1,0.9\n0,0.2\n1,0.5\n0,0.7\n1,0.3\n0,0.1\n")
@@ -1006,7 +1005,7 @@ def _both(path, argv, capsys):
         (
             "y,p,w\n1,0.9,1\n0,0.3,2\n1,0.5,-1\n",
             ["--weight", "w"],
-            "t.csv, line 4: the weight column 'w' holds -1.0; weights must be finite numbers >= 0",
+            "t.csv, line 4: the weight column 'w' holds -1; weights must be finite numbers >= 0",
         ),
     ],
 )

@@ -320,7 +320,7 @@ def test_command_errors_name_the_file_and_the_column_in_its_words(tmp_path, caps
             "--classes A,B,...); the binary measures: --pos-label setosa evaluates 'setosa' against the "
             "other classes",
         ),
-        ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv, line 3: the weight column 'w' holds -1.0;"),
+        ("y,p,w\n1,0.9,1\n0,0.2,-1\n", ["--weight", "w"], "t.csv, line 3: the weight column 'w' holds -1;"),
         ("y,p,w\n1,0.9,1e308\n0,0.2,1e308\n0,0.3,1e308\n", ["--weight", "w"], "overflow double precision"),
     ]
     # GAUC (or NDCG) reads numbers: click/no is offered --pos-label click there too, not "`y_true`

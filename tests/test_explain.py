@@ -281,3 +281,21 @@ def test_explain_json_of_rows_without_groups_says_why_groups_is_null(tmp_path, c
     assert d["groups"] is None and d["groups_why_null"].startswith("no groups")
     assert bare_nulls(d) == []
     assert perfeval.explain([1, 0, 1, 0], [0.9, 0.2, 0.4, 0.5], measures="roc").to_dict()["groups_why_null"]
+
+
+def test_explain_json_why_null_of_perfeval_is_the_measure_s_reason():
+    """perfeval's own null says the reason the measure gives (as evaluate's warning does), not the
+    generic edge cases: binary, regression and K classes."""
+    with pytest.warns(perfeval.UndefinedMeasureWarning):
+        said = perfeval.evaluate([1, 1, 1], [0.2, 0.4, 0.5], measures="roc,cal_slope")
+    e = perfeval.explain([1, 1, 1], [0.2, 0.4, 0.5], measures="roc,cal_slope", dialects="sklearn")
+    ours = e.to_dict()["dialects"]["perfeval"]
+    for m in ("ROC", "CAL_SLOPE"):
+        assert ours[m]["value"] is None
+        assert ours[m]["why_null"] == said.results[m].why == "one class only: all 3 cases are positive"
+    assert "perfeval ROC: one class only: all 3 cases are positive" in str(e)
+    y, p = [1.0, 0.0, 2.0, 0.0], [0.2, 0.4, 0.5, 3.0]
+    with pytest.warns(perfeval.UndefinedMeasureWarning):
+        why = perfeval.evaluate(y, p, measures="mape").results["MAPE"].why
+    mape = perfeval.explain(y, p, measures="mape").to_dict()["dialects"]["perfeval"]["MAPE"]
+    assert mape["value"] is None and mape["why_null"] == why and why.startswith("2 targets are 0")

@@ -176,10 +176,66 @@ def test_chosen_groups_kernels_check_their_arguments_alike(kernel):
         fn(sc, w[:1], w, b, g)
     with pytest.raises(ValueError, match=f"^{kernel}: scores, pos and neg differ in length$"):
         fn(sc, w, w[:1], b, g)
-    for bounds in ([0, 1], [0, 2, 1, 2], [0, 3], [-1, 2]):
+    for bounds in ([0, 1], [0, 2, 1, 2], [0, 3]):
         with pytest.raises(ValueError, match=f"^{kernel}: bounds must be ascending cell offsets"):
             fn(sc, w, w, np.array(bounds, np.int64), g)
+    with pytest.raises(ValueError, match=f"^{kernel}: bounds must start at 0 \\(the first cell\\), got -1$"):
+        fn(sc, w, w, np.array([-1, 2], np.int64), g)
     for bounds, groups in (([0, 2], [1]), ([0, 2], [-1]), ([0, 0, 2], [0]), ([0, 2, 2], [1])):
         with pytest.raises(ValueError, match=f"^{kernel}: a group out of range or without a cell$"):
             fn(sc, w, w, np.array(bounds, np.int64), np.array(groups, np.int64))
     assert len(fn(sc, w, w, b, g[:0])[0] if kernel == "group_totals" else fn(sc, w, w, b, g[:0])) == 0
+
+
+@pytest.mark.parametrize("kernel", ["hist_auc_groups", "hist_tie_groups", "group_totals", "fit_why"])
+def test_group_kernels_refuse_bounds_that_do_not_start_at_the_first_cell(kernel):
+    """csrc/summary.c nv_group_bounds: bounds starting past 0 (ascending, ending at the cells) would
+    leave the cells before them out of every group, silently: refused, naming the kernel."""
+    from perfeval import _native
+
+    fn = getattr(_native, kernel)
+    sc, w = np.array([0.2, 0.4, 0.6]), np.array([1.0, 1.0, 1.0])
+    for start in (1, 2):
+        b = np.array([start, 3], np.int64)
+        with pytest.raises(
+            ValueError, match=f"^{kernel}: bounds must start at 0 \\(the first cell\\), got {start}$"
+        ):
+            if kernel in ("group_totals", "fit_why"):
+                fn(sc, w, w, b, np.array([0], np.int64))
+            else:
+                fn(w, w, b)
+    ok = np.array([0, 1, 3], np.int64)  # from 0: as before
+    if kernel in ("group_totals", "fit_why"):
+        fn(sc, w, w, ok, np.array([0, 1], np.int64))
+    else:
+        fn(w, w, ok)
+
+
+@pytest.mark.parametrize("kernel", ["hist_ap_groups", "hist_apr_groups", "exact_sums", "regression_sums"])
+def test_kernels_of_their_own_bounds_check_them_as_the_others(kernel):
+    """hist_ap_groups, hist_apr_groups, exact_sums and regression_sums check their bounds with the
+    shared nv_group_bounds: from 0 (the first cell or row), ascending, ending at the last; bounds that
+    start past 0 or end short of the last left cells or rows out of every group, silently."""
+    from perfeval import _native
+
+    fn = getattr(_native, kernel)
+    x = np.array([1.0, 2.0, 3.0])
+
+    def call(b):
+        b = np.array(b, np.int64)
+        if kernel == "exact_sums":
+            return fn(b, x, None, None, 0)
+        if kernel == "regression_sums":
+            return fn(b, x, x, None, 1, False)
+        return fn(x, x, b)
+
+    for start in (1, 2):
+        with pytest.raises(
+            ValueError, match=f"^{kernel}: bounds must start at 0 \\(the first cell\\), got {start}$"
+        ):
+            call([start, 3])
+    for bounds in ([0, 2], [0, 2, 1, 3], [0, 4]):  # short of the end, descending, past the end
+        with pytest.raises(ValueError, match=f"^{kernel}: bounds must be ascending cell offsets"):
+            call(bounds)
+    call([0, 1, 3])  # from 0 to the end: as before
+    call([])  # no group

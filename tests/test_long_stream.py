@@ -327,7 +327,7 @@ def test_a_negative_weight_streamed_names_its_line(tmp_path, capsys, tiny):
         code, out, err = run_cli([str(a) for a in ["eval", f, *LONG, "--weight", "w", *extra]], capsys)
         assert code == 1 and out == ""
         assert err == (
-            f"perfeval: error: {f}, line 4: the weight column 'w' holds -1.0; weights must be finite "
+            f"perfeval: error: {f}, line 4: the weight column 'w' holds -1; weights must be finite "
             "numbers >= 0\n"
         )
 

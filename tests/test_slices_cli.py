@@ -62,8 +62,8 @@ def test_the_slices_follow_the_overall_table(table, capsys):
     assert lines[at + 2].split() == ["DE", "3", "3", "2", "1", "1.000000", "0.666667"]
     assert lines[at + 4].split() == ["US*", "2", "2", "2", "0", "n/a", "0.500000"]
     assert lines[at + 5] == (
-        "(US: ROC n/a: undefined in this slice (2 positives, no negative): one class only: undefined (NaN); "
-        "no data: NaN (classic prints 0).)"
+        "(US: ROC n/a: undefined in this slice (2 positives, no negative): one class only: all 2 cases are "
+        "positive)"
     )
     gaps = lines.index(
         "gaps by country (difference: max - min; ratio: min / max; worst: by the measure's direction):"
@@ -257,7 +257,7 @@ def test_regression_by_slice_is_the_librarys(tmp_path, capsys):
         r = perfeval.evaluate(df, target="y", score="p", task="regression", by=["site"])
     assert json.loads(out)["slices"] == _slices_of(r)
     z = json.loads(out)["slices"]["slicings"][0]["slices"][2]
-    assert z["values"]["R2"] is None and "every target equal (no variance)" in z["why_null"]["R2"]
+    assert z["values"]["R2"] is None and "every target is equal (their variance is 0)" in z["why_null"]["R2"]
     assert "R2 and EXPVAR are undefined in 1 of 3 slices of 'site'" in err
     code, out, _ = run_cli(["eval", str(p), "--target", "y", "--score", "p", "--by", "site", "-m", "mae,r2",
                             "--format", "csv"], capsys)  # fmt: skip

@@ -261,3 +261,39 @@ def test_a_csv_integer_slice_column_with_empty_fields_slices_as_integers_on_ever
         assert code == 1 and out == ""
         line = err.strip().splitlines()[-1]
         assert "by column 'zone' holds a missing value" in line and "--missing-slice" in line, line
+
+
+def test_a_nan_slice_says_the_measure_s_own_reason_in_memory_and_streamed(tmp_path, capsys):
+    """A slice's NaN says the reason the measure gives (its warning's words evaluated alone), not the
+    registry's edge cases: a regression measure, and the binary ones, in memory and streamed alike."""
+    reg = tmp_path / "reg.csv"
+    reg.write_text("y,p,c\n1,1.1,a\n0,0.3,a\n2,2.5,a\n3,2.0,b\n4,4.4,b\n5,5.1,b\n")
+    code, out, err = run_cli(
+        ["eval", str(reg), "--target", "y", "--score", "p", "-m", "mae,mape", "--by", "c"], capsys
+    )
+    assert code == 0, err
+    assert "(a: MAPE n/a: undefined in this slice (3 cases): 1 target is 0 or below 2.2e-16 in size" in out
+    assert "eps=none" not in out  # the registry's edge cases
+    binary = tmp_path / "bin.csv"
+    binary.write_text("y,s,c\n1,0.1,a\n1,0.3,a\n0,0.5,a\n1,0.2,b\n0,0.4,b\n1,0.1,b\n1,.5,d\n")
+    argv = [
+        "eval",
+        str(binary),
+        "--target",
+        "y",
+        "--score",
+        "s",
+        "-m",
+        "roc,cal_slope,rec_at_pre",
+        "--by",
+        "c",
+    ]
+    outs = []
+    for extra in ([], ["--stream"]):
+        code, out, err = run_cli([*argv, *extra], capsys)
+        assert code == 0, err
+        outs.append(out.replace("backend:stream", "backend:memory"))
+    assert outs[0] == outs[1]
+    assert "(a: CAL_SLOPE n/a: undefined in this slice (2 positives, 1 negative): the scores separate" in out
+    assert "(b: REC_AT_PRE n/a: undefined in this slice (2 positives, 1 negative): no threshold gives" in out
+    assert "(d: ROC, CAL_SLOPE n/a: undefined in this slice (1 positive, no negative): one class only" in out

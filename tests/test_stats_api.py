@@ -350,3 +350,70 @@ def test_too_few_groups_say_so(tmp_path, capsys, n_groups):
         assert (
             "no interval or test: 2 groups with a value, too few" in out and "without a positive" not in out
         )
+
+
+def test_a_regression_interval_undefined_in_many_replicates_says_the_measure_s_reason(tmp_path, capsys):
+    """Over all cases, a regression measure undefined in more than 5% of the replicates (three cases:
+    a replicate often draws one target alone, and R2 is 0/0) says how many and the measure's own
+    reason, not "a replicate without a positive" (a binary reason), in the note and its warning (as the
+    few groups' note is warned)."""
+    import warnings
+
+    from perfeval.cli.main import main
+    from perfeval.exceptions import BootstrapBiasWarning
+
+    y, p, q = [1.0, 2.0, 3.0], [1.1, 2.2, 2.5], [1.2, 2.0, 3.3]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        c = ci(y, p, measures="mae,r2", n_boot=200)
+        d = compare(y, p, q, measures="r2", method="bca", n_boot=200)["R2"]
+    said = [str(w.message) for w in caught if issubclass(w.category, BootstrapBiasWarning)]
+    assert said == [f"R2: {c['R2'].note}", f"R2: {d.note}"]
+    assert np.isfinite(c["MAE"].low) and np.isnan(c["R2"].low)
+    for note, what in ((c["R2"].note, "interval"), (d.note, "interval or test")):
+        head, _, why = note.partition(" leave R2 undefined (in the first of them: ")
+        k = int(head.split(": ")[1].split(" of the 200")[0])
+        assert head == f"no {what}: {k} of the 200 replicates ({k / 200:.1%}, more than 5%)" and k > 10
+        assert why.startswith("every target is equal (their variance is 0)")
+        assert note.endswith(f"no {what} from a biased subset") and "positive" not in note
+    f = tmp_path / "r.csv"
+    f.write_text("y,p\n1,1.1\n2,2.2\n3,2.5\n")
+    assert main(["eval", str(f), "--target", "y", "--score", "p", "-m", "mae,r2", "--ci", "0.95"]) == 0
+    out = capsys.readouterr().out
+    assert f"(nan intervals: R2: {c['R2'].note.replace('200', '1000').split(' (')[0].split(':')[0]}" in out
+    assert "leave R2 undefined (in the first of them: every target is equal" in out
+    assert "without a positive" not in out
+
+
+def test_three_groups_say_the_replicates_that_drew_none(tmp_path, capsys):
+    """Over three groups, a whole-group replicate draws none of them with probability e^-3 (5.0%): up
+    to 5% of the replicates are left out and the interval is of the others; that is said (how many,
+    why), in the interval, the JSON and the line under the table, and for compare; none left out, none
+    said."""
+    from perfeval.cli.main import main
+
+    rng = np.random.default_rng(3)
+    n = 90
+    y = np.round(rng.gamma(2.0, 10.0, n), 2)
+    p, q = (np.round(y + rng.normal(0, 3, n), 2) for _ in range(2))
+    g = np.arange(n) % 3
+    c = ci(y, p, groups=g, measures=["mae"], n_boot=1000, task="regression")["MAE"]
+    d = compare(y, p, q, groups=g, measures=["mae"], n_boot=1000, method="bca")["MAE"]
+    from perfeval.stats.replicates import group_weights
+
+    empty = int((group_weights(3, 0, 0, 1000).sum(axis=1) == 0).sum())  # the replicates drawing none
+    assert 0 < empty <= 50 and np.isfinite(c.low) and np.isfinite(d.low)
+    want = (
+        f"{empty} of the 1000 replicates ({empty / 1000:.1%}) drew none of the 3 groups with a value "
+        "(each is left out of a replicate with probability e^-1, all 3: e^-3 = 5.0%) and are left out: "
+    )
+    assert c.left_out == want + f"the interval is of the other {1000 - empty}"
+    assert d.left_out == want + f"the interval and test are of the other {1000 - empty}"
+    assert c.to_dict()["left_out"] == c.left_out and c.note == ""
+    many = ci(y, p, groups=np.arange(n) % 30, measures=["mae"], n_boot=200, task="regression")["MAE"]
+    assert many.left_out == "" and "left_out" not in many.to_dict()
+    f = tmp_path / "r.csv"
+    f.write_text("y,p,g\n" + "".join(f"{a},{b},{k}\n" for a, b, k in zip(y, p, g, strict=True)))
+    argv = ["eval", str(f), "--target", "y", "--score", "p", "--group", "g", "-m", "mae", "--ci", "0.95"]
+    assert main(argv) == 0
+    assert f"(replicates left out: MAE: {c.left_out})\n" in capsys.readouterr().out

@@ -204,3 +204,16 @@ class UndefinedMeasureWarning(PerfWarning):
     >>> str(UndefinedMeasureWarning("GAUC is undefined for 2 of 10 groups"))
     'GAUC is undefined for 2 of 10 groups'
     """
+
+
+class ZeroWeightGroupsWarning(UndefinedMeasureWarning):
+    """Groups whose rows all have weight 0: a row of weight 0 is no row, so such a group is no group
+    (left out of the per-group values, the means and the count of groups, as if its rows were not
+    there), said rather than silently gone.  The message counts them and names the first ones; the
+    ``perfeval`` command writes it on stderr as a note.
+
+    Examples
+    --------
+    >>> issubclass(ZeroWeightGroupsWarning, UndefinedMeasureWarning)
+    True
+    """

@@ -1294,6 +1294,8 @@ def explain(
                 cell = Cell(value)
                 if d == "perfeval":
                     ours[asked_name] = value
+                    got = report.results[mine.label]
+                    cell.why = (got.why or "") if math.isnan(value) else ""
                 elif not _same(value, ours[asked_name]):
                     cell.rules = _trec_rules(q, r, j, spec, mine, how, report, judged, level)
                 row[asked_name] = cell

@@ -20,6 +20,7 @@ from perfeval.base.checks import (
     deprecated_weights,
     grades_as_labels,
     is_dask,
+    say_zero_weight_groups,
     table_names,
 )
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
@@ -379,6 +380,7 @@ def evaluate_cases(
             measures = list(d.policies)
         specs = resolve(measures, threshold, trec=d.name == "trec_eval")
         checked = cases_of(False)
+        say_zero_weight_groups(checked.zero_groups)
         raw = None
         if checked.w is not None and len(checked.s) < checked.rows_in:  # cases of weight 0
             raw = cases_of(True)
@@ -388,6 +390,7 @@ def evaluate_cases(
     specs = resolve(measures, threshold)
     try:
         checked = cases_of(False)
+        say_zero_weight_groups(checked.zero_groups)
         if checked.targets is None:  # the code stage, unless the caller coded them
             code(checked, pos_label, keep=tie_bounds)
         if pos_label is None and not partitions:
@@ -643,6 +646,7 @@ def _evaluate_regression(
         )
     specs = regression_specs(named_specs(measures))
     cases = check_regression(y_true, y_pred, groups, sample_weight)
+    say_zero_weight_groups(cases.zero_groups)
     report = finish_regression(cases, specs, task_from=how)
     if slices is not None:
         from perfeval.engine.slices import Task

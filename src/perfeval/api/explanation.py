@@ -49,6 +49,9 @@ class Cell:
     value: float
     note: str = ""
     rules: list[str] = field(default_factory=list)
+    #: perfeval's own row: why its value is not a number, the measure's reason (as ``evaluate``'s
+    #: warning and ``MeasureResult.why`` say it), "" where it gives none (the edge cases are said)
+    why: str = ""
 
 
 def _why_value(v: float, label: str) -> dict[str, str]:
@@ -123,7 +126,7 @@ class Explanation:
                 d: {
                     m: with_reasons(
                         {"value": c.value, "note": c.note, "rules": c.rules},
-                        {"value": c.note} if c.note else _why_value(c.value, m),
+                        {"value": c.note or c.why} if c.note or c.why else _why_value(c.value, m),
                     )
                     for m, c in row.items()
                 }
@@ -153,7 +156,8 @@ class Explanation:
                 notes.append(f"{d}: {', '.join(undefined)} {row[undefined[0]].note}")
             for m in self.measures:
                 c = row[m]
-                for text in ([c.note] if c.note and m not in undefined else []) + c.rules:
+                said = [c.why] if c.why and c.why not in c.rules and math.isnan(c.value) else []
+                for text in ([c.note] if c.note and m not in undefined else []) + said + c.rules:
                     notes.append(f"{d} {m}: {text}")
         if notes:
             lines += ["", *notes]
@@ -256,9 +260,7 @@ def explain(
     specs = resolve(measures, threshold)
     names = _dialects(dialects, specs)
     base = finish(checked, specs, threshold=threshold, pos_label=pos_label)
-    cells: dict[str, dict[str, Cell]] = {
-        "perfeval": {s.label: Cell(base.results[s.label].value) for s in specs}
-    }
+    cells: dict[str, dict[str, Cell]] = {"perfeval": {s.label: _ours(base.results[s.label]) for s in specs}}
     facts = _Facts(checked, pos_label)
     for text in names:
         d, opts = parse_dialect(text)
@@ -292,6 +294,18 @@ def explain(
     return Explanation(
         [s.label for s in specs], cells, int(checked.rows_in), None if keys is None else len(keys)
     )
+
+
+def _nan_why(r: Any) -> str:
+    """Why perfeval's value ``r`` (a MeasureResult) is not a number, as its warning says it ("" when it
+    is a number, or the measure gives no reason of its own: the edge cases are then said).
+    """
+    return (r.why or "") if math.isnan(r.value) else ""
+
+
+def _ours(r: Any) -> Cell:
+    """The perfeval row's cell of the result ``r`` (a MeasureResult), with its reason where it is NaN."""
+    return Cell(r.value, why=_nan_why(r))
 
 
 def _one_column_a_class(y_score: Any) -> bool:
@@ -355,7 +369,7 @@ def _explain_classes(
     for s in specs:
         r = ours[s.label]
         note = f"left out: {', '.join(str(c) for c in r.undefined_classes)}" if r.undefined_classes else ""
-        cells["perfeval"][s.label] = Cell(r.value, "", [note] if note else [])
+        cells["perfeval"][s.label] = Cell(r.value, "", [note] if note else [], why=_nan_why(r))
     for tool in (d for d in (*CLASS_DIALECTS, *CLASS_DIALECTS_ASKED) if d in wanted):
         row = {}
         for s in specs:
@@ -442,7 +456,7 @@ def _explain_regression(
     cells: dict[str, dict[str, Cell]] = {"perfeval": {}}
     for s in specs:
         r = base.results[s.label]
-        cells["perfeval"][s.label] = Cell(r.value, "", [r.why] if r.why else [])
+        cells["perfeval"][s.label] = Cell(r.value, "", [r.why] if r.why else [], why=_nan_why(r))
     rows = {tool: {} for tool in TOOLS if tool in wanted}  # type: dict[str, dict[str, Cell]]
     for s in specs:
         r = base.results[s.label]

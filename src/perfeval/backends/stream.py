@@ -38,6 +38,7 @@ from perfeval.base.checks import (
     check_relevance,
     floats,
     identity_groups,
+    say_zero_weight_groups,
     to_numpy,
 )
 from perfeval.engine import DEFAULT_MEASURES, binary_report, finish, grouped_report, resolve, safe
@@ -696,6 +697,7 @@ def evaluate_stream_grouped(
                     job.run(p, 1)
                     meter.set_postfix_str(f"{sum(len(k) for k in out.keys):,} groups done")
                     meter.update(p.rows)
+    _say_zero(out.zero)
     report = _grouped_report(
         out.keys, out.sizes, out.values, specs, threshold, rows, weighted, partitions, how, out.whys
     )
@@ -751,14 +753,36 @@ def _regression_chunk(arrays: list[np.ndarray]) -> list[np.ndarray]:
     return out + ([np.asarray(w, dtype=np.float64)] if w is not None else [])
 
 
-def _finish_part(cols: list[np.ndarray], specs, threshold: float, how: str | None):
-    """The grouped report of a part's (or a clustered chunk's) whole groups."""
+def _finish_part(cols: list[np.ndarray], specs, threshold: float, how: str | None, zero: list):
+    """The grouped report of a part's (or a clustered chunk's) whole groups; the groups whose rows
+    all have weight 0 (gone with them) added to ``zero``, said once for the whole stream.
+    """
     w = cols[3] if len(cols) == 4 else None
     if how is not None:
         from perfeval.engine.regression import check_regression, finish_regression
 
-        return finish_regression(check_regression(cols[0], cols[1], cols[2], w), specs, task_from=how)
-    return finish(check(cols[0], cols[1], cols[2], w), specs, threshold=threshold)
+        cases = check_regression(cols[0], cols[1], cols[2], w)
+        if cases.zero_groups is not None:
+            zero.append(cases.zero_groups)
+        return finish_regression(cases, specs, task_from=how)
+    cases = check(cols[0], cols[1], cols[2], w)
+    if cases.zero_groups is not None:
+        zero.append(cases.zero_groups)
+    return finish(cases, specs, threshold=threshold)
+
+
+def _int_keys(keys: np.ndarray) -> np.ndarray:
+    """A single group's key as the parts give keys: integers read back as floats made int64 again."""
+    return keys.astype(np.int64) if keys.dtype.kind == "f" else keys
+
+
+def _say_zero(zero: list) -> None:
+    """The groups of a grouped stream whose rows all had weight 0 (each part's), said once, sorted
+    as evaluate() says them (:func:`perfeval.base.checks.say_zero_weight_groups`).
+    """
+    if zero:
+        ids = np.concatenate([np.asarray(z) for z in zero])
+        say_zero_weight_groups(np.sort(ids, kind="stable"))
 
 
 def _check_request(specs, weighted: bool, labels: _Labels) -> None:
@@ -787,6 +811,8 @@ class _Results:
         self.values: dict[str, list[np.ndarray]] = {s.label: [] for s in specs}
         #: the reasons of the NaN groups, {label: {key: why}} (engine.finish.group_whys of each part)
         self.whys: dict[str, dict] = {}
+        #: the groups whose rows all had weight 0 (each part's), said once at the end
+        self.zero: list[np.ndarray] = []
         self.spilled = 0  # bytes of the first spill
         self.live = 0  # bytes of the spill files that exist now
         self.peak = 0  # the most that existed at once
@@ -878,7 +904,7 @@ class _Job:
         del blocks
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = _finish_part(cols, self.specs, self.threshold, self.how)
+            r = _finish_part(cols, self.specs, self.threshold, self.how, self.out.zero)
         self.out.add(
             np.asarray(r.groups),
             r.group_sizes,
@@ -941,6 +967,7 @@ class _Job:
         # weights in memory are added in the order of its rows sorted by score and weight)
         h_bin = ScoreHistogram.merge_all(hb)
         if binary and self.weighted and h_bin.scores.size == 0:
+            self.out.zero.append(_int_keys(np.asarray(key)))
             return  # every row of weight 0: no case at all, so no group (as in evaluate)
         values = {}
         if ranking:
@@ -976,6 +1003,7 @@ class _Job:
                 size = size + len(cases.y)
             summary = fold(summary, cases)
         if summary.weight == 0:
+            self.out.zero.append(_int_keys(np.asarray(key)))
             return  # every row of weight 0: no case at all, so no group (as in evaluate)
         finished = summary_values(self.specs, summary)
         values = {lab: np.array([r.value], dtype=np.float64) for lab, r in finished.items()}
@@ -1114,11 +1142,12 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float, how: str | None
     whys: dict[str, dict] = {}
     rows = 0
     weighted = False
+    zero: list[np.ndarray] = []
 
     def flush(cols: list[np.ndarray]) -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            r = _finish_part(cols, specs, threshold, how)
+            r = _finish_part(cols, specs, threshold, how, zero)
         ks = np.asarray(r.groups)
         again = [k for k in ks.tolist() if k in done]
         if again:
@@ -1154,6 +1183,7 @@ def _clustered(chunks: Iterable[tuple], specs, threshold: float, how: str | None
         carry = [a[tail:] for a in cols]
     if carry is not None and len(carry[1]):
         flush(carry)
+    _say_zero(zero)
     return keys_all, sizes_all, values, rows, weighted, whys
 
 

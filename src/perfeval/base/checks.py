@@ -929,13 +929,16 @@ class Cases:
     them).  ``targets``: the targets coded (the code stage, :func:`perfeval.engine.door.code`), or None.
     """
 
-    __slots__ = ("y", "s", "g", "w", "rows_in", "targets")
+    __slots__ = ("y", "s", "g", "w", "rows_in", "targets", "zero_groups")
 
     def __init__(
         self, y: np.ndarray, s: np.ndarray, g: np.ndarray | None, w: np.ndarray | None, rows_in: int
     ):
         self.y, self.s, self.g, self.w, self.rows_in = y, s, g, w, rows_in
         self.targets: Any = None
+        #: the groups whose rows all had weight 0, gone with them (sorted; None: none), to be said
+        #: (:func:`say_zero_weight_groups`)
+        self.zero_groups: np.ndarray | None = None
 
 
 def check(
@@ -959,11 +962,50 @@ def check(
     g = None if groups is None else check_array(specs[2], groups, against)
     w = None if weights is None else check_array(specs[3], weights, against)
     rows_in = len(ys)
+    zero = None
     if w is not None and not w.all() and not keep_zero:
         keep = w > 0
+        if g is not None:
+            zero = zero_weight_groups(g, keep)
         yt, ys, w = yt[keep], ys[keep], w[keep]
         g = None if g is None else g[keep]
-    return Cases(yt, ys, g, w, rows_in)
+    cases = Cases(yt, ys, g, w, rows_in)
+    cases.zero_groups = zero
+    return cases
+
+
+def zero_weight_groups(g: np.ndarray, keep: np.ndarray) -> np.ndarray | None:
+    """The groups of ``g`` without a row of ``keep`` (weight > 0), sorted; None when there are none.
+    Costs a sort of the groups, only when some weight is 0.
+    """
+    dropped = np.unique(g[~keep])
+    gone = dropped[~np.isin(dropped, g[keep])]
+    return gone if len(gone) else None
+
+
+def zero_weight_groups_text(ids: Any, most: int = 5) -> str:
+    """What :func:`say_zero_weight_groups` says of the groups ``ids``: their count, the first
+    ``most`` of them.
+
+    >>> zero_weight_groups_text(np.array(["a", "b"]))
+    '2 groups (a, b) have only rows of weight 0: left out, as rows of weight 0 are'
+    >>> zero_weight_groups_text(np.arange(7))
+    '7 groups (0, 1, 2, 3, 4, ...) have only rows of weight 0: left out, as rows of weight 0 are'
+    """
+    ids = list(np.asarray(ids).tolist())
+    shown = ", ".join(str(v) for v in ids[:most]) + (", ..." if len(ids) > most else "")
+    what = f"1 group ({shown}) has" if len(ids) == 1 else f"{len(ids)} groups ({shown}) have"
+    return f"{what} only rows of weight 0: left out, as rows of weight 0 are"
+
+
+def say_zero_weight_groups(ids: Any) -> None:
+    """The groups ``ids`` (None: none) whose rows all have weight 0, said in a
+    :class:`~perfeval.exceptions.ZeroWeightGroupsWarning` (the command line: a note).
+    """
+    if ids is not None and len(ids):
+        from perfeval.exceptions import ZeroWeightGroupsWarning, warn
+
+        warn(zero_weight_groups_text(ids), ZeroWeightGroupsWarning)
 
 
 def grades_as_labels(y: Any, specs: list) -> tuple[list[str], str] | None:

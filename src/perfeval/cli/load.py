@@ -450,7 +450,8 @@ def _weights_checked(table: Any, name: str, w: Any, specs: list | None) -> Any:
     if bad.any():  # said here, with the file's line, not by the library's 0-based index
         i = int(np.argmax(bad))
         raise InputFormatError(
-            f"the weight column {name!r} holds {float(w[i])!r}; weights must be finite numbers >= 0",
+            f"the weight column {name!r} holds {table.written(i, name, float(w[i]))}; weights must be "
+            "finite numbers >= 0",
             source=table.source,
             **table.at(i),
         )
@@ -471,7 +472,8 @@ def _weights_checked(table: Any, name: str, w: Any, specs: list | None) -> Any:
             i = int(np.argmax(frac))
             raise InputFormatError(
                 f"{counted[0]} reads weights as counts of cases (whole numbers), but the weight column "
-                f"{name!r} holds {float(w[i])!r}; leave {counted[0]} out of -m for these weights",
+                f"{name!r} holds {table.written(i, name, float(w[i]))}; leave {counted[0]} out of -m for "
+                "these weights",
                 source=table.source,
                 **table.at(i),
             )

@@ -34,6 +34,7 @@ from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
     PerfError,
+    ZeroWeightGroupsWarning,
 )
 
 # Start-up (`perfeval --help` loads nothing it does not use): importlib where a command is
@@ -163,7 +164,7 @@ def _one_line_warning(
     """
     if _CTRL_C.received:  # after a Ctrl-C nothing is said
         return
-    if isinstance(category, type) and issubclass(category, CommentLinesWarning):
+    if isinstance(category, type) and issubclass(category, (CommentLinesWarning, ZeroWeightGroupsWarning)):
         note(f"perfeval: note: {one_line(message)}\n")
         return
     if isinstance(category, type) and issubclass(category, BootstrapBiasWarning):

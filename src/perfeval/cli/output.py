@@ -128,7 +128,7 @@ def _interval_note(iv: dict, why: str | None = None, models: dict | None = None)
     are not a range around their estimate (the replicates on one side of it) (``models``: each
     model's intervals, for a table of several).
     """
-    from perfeval.stats.intervals import one_sided, undefined_intervals
+    from perfeval.stats.intervals import left_out, one_sided, undefined_intervals
 
     one = next(iter(iv.values()))
     how = (
@@ -147,24 +147,28 @@ def _interval_note(iv: dict, why: str | None = None, models: dict | None = None)
     )
     undefined = undefined_intervals(shown)
     aside = one_sided(shown)
+    dropped = left_out(shown)
     return (
         f"({one.level * 100:g}% intervals: {how}"
         + (f"; {why})" if why else ")")
         + (f"\n(nan intervals: {undefined})" if undefined else "")
         + (f"\n(not around the estimate: {aside})" if aside else "")
+        + (f"\n(replicates left out: {dropped})" if dropped else "")
     )
 
 
 def csv_interval_notes(results: list[tuple[str, Any]]) -> None:
-    """A CSV table has no line under it: each interval that is not a range around its estimate
-    (``results``: each with the name it is shown under) is said on stderr, a note a line, when the
-    command succeeds.
+    """A CSV table has no line under it: each interval that is not a range around its estimate, or
+    that leaves replicates out (``results``: each with the name it is shown under), is said on
+    stderr, a note a line, when the command succeeds.
     """
     from perfeval.cli.notes import note
 
     for name, r in results:
         if r.note:
             note(f"perfeval: note: {name}: {r.note}\n")
+        if getattr(r, "left_out", ""):  # the replicates that drew no group with a value
+            note(f"perfeval: note: {name}: {r.left_out}\n")
 
 
 def _bounded(report: Any) -> bool:
@@ -269,6 +273,7 @@ def report_text(report: Any, output: str, per_group: bool) -> str:
     bounded = _bounded(report)
     if output == "csv":
         if per:  # one table, as pandas reads it: a row per group (the summary: without --per-group)
+            csv_interval_notes(list(report.intervals.items()))  # the intervals' notes: on stderr
             return group_csv(report)
         if bounded:  # the share of tied pairs of each measure's comparable pairs, a column
             head = [*head, "tied_pairs"]
@@ -382,16 +387,16 @@ def models_text(reports: dict[str, Any], output: str, per_group: bool) -> str:
     first = next(iter(reports.values()))
     per = per_group and first.groups is not None
     if output == "csv":
-        if per:
-            return models_group_csv(reports)
-        head = ["model", *_model_cells(first, None)[0]]
-        csv_interval_notes(
+        csv_interval_notes(  # the intervals' notes: on stderr, per group too
             [
                 (f"{shown(name)} {lab}", iv)
                 for name, r in reports.items()
                 for lab, iv in (r.intervals or {}).items()
             ]
         )
+        if per:
+            return models_group_csv(reports)
+        head = ["model", *_model_cells(first, None)[0]]
         lines = [",".join(csv_field(h) for h in head)]
         lines += [
             ",".join([csv_field(name)] + [csv_number(v) for v in _model_cells(r, None)[1]])

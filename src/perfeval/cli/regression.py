@@ -188,6 +188,7 @@ def _one(args: Any, path: str | None, rspecs: list, how: str, table_of: Any, war
     """One model's report (one score column): on Dask, streamed, or in memory (with ``--ci``)."""
     import warnings
 
+    from perfeval.base.checks import say_zero_weight_groups
     from perfeval.engine.regression import check_regression, finish_regression
 
     if args.dask or getattr(args, "spark", None):  # on_dask: the command's evaluation there
@@ -228,13 +229,19 @@ def _one(args: Any, path: str | None, rspecs: list, how: str, table_of: Any, war
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             cases = check_regression(y, s, g, w)
+            say_zero_weight_groups(cases.zero_groups)
             report = finish_regression(cases, rspecs, task_from=how)
             if by is not None:
                 from perfeval.engine.slices import Task
 
                 by.attach(report, cases, Task("regression", tuple(rspecs), task_from=how))
         warn(caught)
-        if args.ci is not None:
+        if args.ci is not None and report.slices is not None:  # one set of replicates for all, as binary
+            from perfeval.base.progress import wanted
+            from perfeval.cli import slices_ci
+
+            slices_ci.attach(args, report, rspecs, wanted(args))
+        elif args.ci is not None:
             from perfeval.base.progress import wanted
             from perfeval.stats import ci
 

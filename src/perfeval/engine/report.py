@@ -443,7 +443,8 @@ class Report:
                         d["tie_bounds_per_group_why_null"] = bounds_why
             if k in self.intervals:
                 iv = self.intervals[k].to_dict()
-                keys = ("low", "high", "level", "method", "n_boot", "seed", "se", "resampled", "note")
+                keys: tuple[str, ...] = ("low", "high", "level", "method", "n_boot", "seed", "se")
+                keys += ("resampled", "note", "left_out")
                 d["ci"] = {key: iv[key] for key in iv if key in keys or key.removesuffix("_why_null") in keys}
             out["measures"][k] = d
         if self.tied_pairs is not None:

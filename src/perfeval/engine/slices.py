@@ -699,6 +699,7 @@ def finish_slicing(
     companions = {sp.label for sp in task.specs if sp.companion}
     present = np.asarray(report.groups, dtype=np.int64)
     sizes = report.group_sizes
+    own: dict[str, dict[int, str]] = {}  # the measure's own reason of a NaN slice, where it gives one
     for label, r in report.results.items():
         if label.split("[")[0] in companions:
             continue
@@ -706,6 +707,9 @@ def finish_slicing(
         per = np.asarray(r.per_group, dtype=np.float64)
         if pair_slice is None:
             vals[present] = per
+            if r.undefined and len(r.undefined_groups_why) == len(r.undefined):  # the slices are the groups
+                said = zip(r.undefined, r.undefined_groups_why, strict=True)
+                own[label] = {int(k): why for k, why in said if why}
         else:
             spec = task.spec_of(label)
             slice_of = pair_slice[present]
@@ -714,7 +718,7 @@ def finish_slicing(
                 a, b = int(bounds[i]), int(bounds[i + 1])
                 vals[i] = MeasureResult.of(spec, per[a:b], sizes[a:b], present[a:b], True).value
         out.values[label] = vals
-    _reasons(task, out, w is not None)
+    _reasons(task, out, w is not None, own)
     return out
 
 
@@ -772,6 +776,14 @@ def finish_summaries(
     gd = GroupedData(np.zeros(0, np.int64), np.zeros(0), np.zeros(0), None, len(present))
     gd._hist = (sc, pos, neg, bounds)  # the slices' summaries, as histograms() makes them from rows
     hists = None
+
+    def summaries() -> list[ScoreHistogram]:
+        return [
+            ScoreHistogram.of_cells(sc[a:b], pos[a:b], neg[a:b], is_counts=True)
+            for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
+        ]
+
+    undefined = []  # (spec, a holder of its reasons, its NaN slices among the present ones)
     with warnings.catch_warnings():  # said once per slicing by the caller, naming the slices
         warnings.simplefilter("ignore", UndefinedMeasureWarning)
         for sp in specs:
@@ -779,15 +791,26 @@ def finish_summaries(
             vals: Any = fast(gd, **sp.kwargs) if fast is not None else None
             if vals is None:  # slice by slice, from each slice's ScoreHistogram
                 if hists is None:
-                    hists = [
-                        ScoreHistogram.of_cells(sc[a:b], pos[a:b], neg[a:b], is_counts=True)
-                        for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)
-                    ]
+                    hists = summaries()
                 vals = each_summary(sp, hists)
+            vals = np.asarray(vals, dtype=np.float64)
             full = np.full(n, math.nan)
-            full[present] = np.asarray(vals, dtype=np.float64)
+            full[present] = vals
             out.values[sp.label] = full
-    _reasons(task, out, False)
+            if np.isnan(vals).any():
+                undefined.append(
+                    (sp, MeasureResult(sp.label, math.nan, sp.direction), np.flatnonzero(np.isnan(vals)))
+                )
+    own: dict[str, dict[int, str]] = {}
+    if undefined:  # each NaN slice's own reason, as finish_slicing's groups have theirs (group_reasons)
+        from perfeval.engine.finish import group_reasons
+
+        hists = summaries() if hists is None else hists
+        group_reasons(undefined, None, np.zeros(0), None, np.zeros(0, np.int64), hists, gd)
+        for sp, r, nan in undefined:
+            said = zip(nan.tolist(), r.undefined_groups_why, strict=True)
+            own[sp.label] = {int(present[j]): why for j, why in said if why}
+    _reasons(task, out, False, own)
     return out
 
 
@@ -914,10 +937,15 @@ def _amount(v: float, weighted: bool, one: str, many: str) -> str:
     return f"{v:g} {one if v == 1 else many}" if v else f"no {one}"
 
 
-def _reasons(task: Task, out: SliceValues, weighted: bool) -> None:
-    """Why each value that is no finite number is so, slice by slice (facts of the slice, then the
-    measure's edge cases from the registry).
+def _reasons(
+    task: Task, out: SliceValues, weighted: bool, own: dict[str, dict[int, str]] | None = None
+) -> None:
+    """Why each value that is no finite number is so, slice by slice: facts of the slice, then the
+    measure's own reason (``own[label][slice]``: the reason the finisher gave that slice as a group,
+    the words of the warning of the slice evaluated alone) where it gives one, else its edge cases
+    from the registry.
     """
+    own = own or {}
     for label, vals in out.values.items():
         bad = np.flatnonzero(~np.isfinite(vals))
         if not len(bad):
@@ -955,7 +983,8 @@ def _reasons(task: Task, out: SliceValues, weighted: bool) -> None:
                 )
             else:
                 facts = f"undefined in this slice ({out.cases[i]} case{'' if out.cases[i] == 1 else 's'})"
-            said[i] = facts + (f": {edge}" if edge else "")
+            why = own.get(label, {}).get(i) or edge
+            said[i] = facts + (f": {why}" if why else "")
         out.reasons[label] = said
 
 

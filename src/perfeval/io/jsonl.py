@@ -40,15 +40,16 @@ class JsonLinesReader(Reader):
         return "jsonl" if first.startswith(b"{") else None
 
     def table(self, raw: bytes, source: str, how: Options) -> Table:
-        recs = records(clean(raw, True), 0, source)
+        body = clean(raw, True)
+        recs = records(body, 0, source)
         if not recs:
             raise InputFormatError("holds no data", source=source)
         names = list(recs[0][1])
         ids = id_roles(how.identity(names, True)) if how.identity is not None else {}
         kept = set(how.labels(names, True)) - set(ids) if how.labels is not None else set()
-        return Table(
-            names, columns(recs, names, ids, kept, source), source, True, np.array([k for k, _ in recs])
-        )
+        lines = np.array([k for k, _ in recs])
+        cols = columns(recs, names, ids, kept, source)
+        return Table(names, cols, source, True, lines, body, fmt="jsonl")  # body: a field as written
 
     def chunks(self, fh: Any, source: str, fmt: str, request: Request) -> Iterator[list]:
         return _chunks(fh, source, request)
@@ -212,7 +213,8 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
     ids: dict[int, str | None] = {}
     booleans: dict[int, bool] = {}  # a picked column: whether its first block was true/false only
     for body, _last in rd.blocks():
-        recs = records(body, rd.line0, source)
+        line0 = rd.line0
+        recs = records(body, line0, source)
         rd.line0 += body.count(b"\n")
         if not recs:
             continue
@@ -227,7 +229,7 @@ def _chunks(fh: Any, source: str, request: Request) -> Iterator[list]:
                 k: role for i, role in request.ids.items() if i < len(picks) and (k := picks[i]) is not None
             }
         cols = columns(recs, names, ids, set(), source)
-        where = Table(names, cols, source, True, np.array([k for k, _ in recs]))
+        where = Table(names, cols, source, True, np.array([k for k, _ in recs]), body, line0, fmt="jsonl")
         assert where.data is not None
         data = where.data
         for k in {k for k in picks if k is not None} - set(ids):

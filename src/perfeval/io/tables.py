@@ -177,6 +177,10 @@ class Table:
     #: CSV/TSV columns holding an empty field (kept as ""): position -> the first such row (0-based);
     #: an error when used (:meth:`no_empties`), none when not
     empties: dict[int, int] = field(default_factory=dict)
+    #: how ``body``'s lines hold their fields, for :meth:`written`: ``"text"``, ``"csv"`` (with
+    #: ``delim``) or ``"jsonl"``; None when the table cannot say (Parquet)
+    fmt: str | None = None
+    delim: str | None = None
 
     def __post_init__(self) -> None:
         if self.data is None:
@@ -207,6 +211,40 @@ class Table:
                     if seen == row:
                         return self.line0 + k
         return row + 1 + (1 if self.header else 0)
+
+    def written(self, row: int, name: str, value: float) -> str:
+        """The field ``name`` of row ``row`` (0-based) as the file writes it (``-1`` where the column,
+        read as numbers, holds -1.0), read again from ``body`` for a message only; the ``repr`` of
+        ``value`` (the number read) when the table cannot say (Parquet: a typed column has no text)
+        or the text read again is not that number (a record of several lines).
+        """
+        text = self._field_text(row, name)
+        if text is not None and grammar.is_number(text):
+            x = float(text)
+            if x == value or (x != x and value != value):
+                return text
+        return repr(value)
+
+    def _field_text(self, row: int, name: str) -> str | None:
+        if self.body is None or self.fmt is None or self.rows_only:
+            return None
+        k = self.line_of(row) - self.line0
+        line = _line(self.body, k).decode("utf-8", "replace")
+        try:
+            if self.fmt == "jsonl":
+                import json
+
+                rec = json.loads(line, parse_int=_Written, parse_float=_Written, parse_constant=_Written)
+                v = rec.get(name) if isinstance(rec, dict) else None
+                return str(v) if isinstance(v, _Written) else None
+            names = self.names or []
+            if name not in names:
+                return None
+            fields = _split_line(line, self.fmt, self.delim)
+            i = names.index(name)  # a name given twice: its first column, as ``columns`` keeps it
+            return fields[i] if i < len(fields) else None
+        except (ValueError, csv.Error, StopIteration):
+            return None
 
     def choose(
         self,
@@ -288,6 +326,10 @@ class Table:
         assert self.data is not None  # set in __post_init__
         self.no_nulls([col], empties)
         return self.data[col.index]
+
+
+class _Written(str):
+    """A JSON number's text as the line writes it (:meth:`Table.written`)."""
 
 
 # -- bytes ---------------------------------------------------------------------------------------
@@ -1050,12 +1092,14 @@ def text_table(
         source,
         lay.header,
         lines,
-        data_body if lines is None else None,
+        data_body,  # a row's line, a field as written: found again for a message only
         lay.skip_lines,
         cols,
         lay.comments,
         skipped,
         empties=first_empties(cols),
+        fmt=lay.fmt,
+        delim=lay.delim,
     )
     check_text_ids(table, lay.names, cols, roles)
     skipped.warn(source)

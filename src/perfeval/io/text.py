@@ -253,7 +253,8 @@ def _picked(
     """
     cols, lines = parse_body(body, lay, len(lay.names), want_ids, source, line0, skipped=skipped)
     out: list = []
-    where = Table([], {}, source, lay.header, lines, body if lines is None else None, line0, [], lay.comments)
+    where = Table(list(lay.names), {}, source, lay.header, lines, body, line0, [], lay.comments)
+    where.fmt, where.delim = lay.fmt, lay.delim  # a field as written, for a message
     where.empties = first_empties(cols, sorted({k for k in picks if k is not None}))
     check_text_ids(where, lay.names, cols, checked)
     if convert is not None:

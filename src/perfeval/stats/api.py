@@ -12,6 +12,7 @@ named, or real targets asked only ``rmse``/``mse``, as :func:`perfeval.evaluate`
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -33,6 +34,7 @@ from perfeval.stats.intervals import (
     check_request,
     interval,
     paired_test,
+    undefined_left_out,
     warn_one_sided,
 )
 from perfeval.stats.paired import CORRECTIONS, correct_bounded
@@ -263,7 +265,10 @@ def ci(
             return acceleration(jack.values(spec)[0], None)
 
         lo, hi, sd, note = interval(est, reps, level, method, accel, observed=is_threshold(spec))
-        out[spec.label] = Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note)
+        dropped = undefined_left_out(reps, est, lo)
+        out[spec.label] = Interval(
+            spec.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note, dropped
+        )  # fmt: skip
     return warned(out)
 
 
@@ -381,7 +386,8 @@ def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, 
         est, reps, level, method, lambda v=vals, a=agg: acceleration(*jack_group_values(v, a))
     )
     note = note or _few_groups(est, reps, ~np.isnan(vals), "interval")
-    return Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups", seed, note)
+    dropped = _groups_left_out(est, lo, reps, ~np.isnan(vals), "interval")
+    return Interval(spec.label, est, lo, hi, level, method, n_boot, sd, "groups", seed, note, dropped)
 
 
 def _few_groups(estimate: float, reps: np.ndarray, defined: np.ndarray, what: str) -> str:
@@ -398,6 +404,26 @@ def _few_groups(estimate: float, reps: np.ndarray, defined: np.ndarray, what: st
         f"no {what}: {n} group{'' if n == 1 else 's'} with a value, too few to resample whole groups "
         f"(a replicate weighs each group by a Poisson(1) draw): {empty} of the {len(reps)} replicates "
         "drew none of them"
+    )
+
+
+def _groups_left_out(estimate: float, low: float, reps: np.ndarray, defined: np.ndarray, what: str) -> str:
+    """The replicates a whole-group bootstrap's interval (given: ``low`` a number) leaves out, said
+    ('' when none): those that drew none of the groups with a value (``defined``), up to 5% of them
+    (:func:`_few_groups` says more).  With G such groups, a share e^-G of the replicates draws none
+    (5.0% for three, 1.8% for four): the interval is of the others, the bootstrap given that a group
+    is drawn, a bias the share bounds.
+    """
+    empty = int(np.isnan(reps).sum())
+    if not empty or not np.isfinite(estimate) or not np.isfinite(low):
+        return ""
+    n = int(np.count_nonzero(defined))
+    verb = "are" if " and " in what else "is"
+    return (
+        f"{empty} of the {len(reps)} replicates ({empty / len(reps):.1%}) drew none of the {n} "
+        f"group{'' if n == 1 else 's'} with a value (each is left out of a replicate with probability "
+        f"e^-1, all {n}: e^-{n} = {math.exp(-n):.1%}) and are left out: the {what} {verb} of the other "
+        f"{len(reps) - empty}"
     )
 
 
@@ -474,7 +500,10 @@ def ci_from_summary(
             return acceleration(*jack(summary))
 
         lo, hi, sd, note = interval(est, reps, level, method, accel, observed=is_threshold(sp))
-        out[sp.label] = Interval(sp.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note)
+        dropped = undefined_left_out(reps, est, lo)
+        out[sp.label] = Interval(
+            sp.label, est, lo, hi, level, method, n_boot, sd, "cases", seed, note, dropped
+        )  # fmt: skip
     return warned(out)
 
 
@@ -918,9 +947,14 @@ def _compare_one(
             reps = ra - rb
         tested = bool(np.isfinite(diff))  # an infinite log loss: no test of an infinite difference
         lo, hi, sd, note, p, floor = paired_test(diff, reps, level, method, accel, tested)
+        dropped = ""
         if resampled == "groups":
             note = note or _few_groups(diff, reps, both, "interval or test")
+            dropped = _groups_left_out(diff, lo, reps, both, "interval and test")
+        else:  # the replicates where a model's value is undefined (up to 5%)
+            dropped = undefined_left_out(reps, diff, lo, "interval and test")
         out[spec.label] = Comparison(
-            spec.label, ea, eb, diff, lo, hi, p, level, method, n_boot, sd, resampled, seed, floor, note
-        )
+            spec.label, ea, eb, diff, lo, hi, p, level, method, n_boot, sd, resampled, seed, floor, note,
+            left_out=dropped,
+        )  # fmt: skip
     return out

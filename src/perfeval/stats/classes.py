@@ -39,6 +39,7 @@ from perfeval.stats.intervals import (
     acceleration,
     interval,
     paired_test,
+    undefined_left_out,
 )
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
 
@@ -372,8 +373,9 @@ def class_ci(
             return acceleration(jack[0][:, i], None)
 
         lo, hi, sd, note = interval(float(est[i]), reps[:, i], level, method, accel)
+        dropped = undefined_left_out(reps[:, i], float(est[i]), lo)
         out[sp.label] = Interval(
-            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note
+            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note, dropped
         )  # fmt: skip
     return out
 

@@ -60,6 +60,12 @@ class Interval:
         on one side of the estimate (the measure is biased under resampling), so that the interval
         does not contain it, or, every replicate on one side, BCa's bias correction is infinite and
         its bounds NaN (:func:`interval`).
+    left_out : str
+        Which replicates the interval leaves out, and why, or '' when it reads every one: a
+        whole-group bootstrap over few groups draws no group with a value in a share e^-G of its
+        replicates (5% for 3 groups), a bootstrap over the cases leaves the value undefined where a
+        replicate draws no positive (or no negative; e^-4 = 1.8% of them with 4 positives); up to 5%
+        of them are left out, the interval is of the others (more: no interval, ``note`` says why).
     """
 
     label: str
@@ -73,6 +79,7 @@ class Interval:
     resampled: str = "cases"
     seed: int | None = None
     note: str = ""
+    left_out: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -112,6 +119,9 @@ class Comparison:
     correction: str | None = None
     p_adjusted: float | None = None
     p_adjusted_bound: bool = False
+    #: the replicates the interval and the test leave out, and why ('' when none: as
+    #: :attr:`Interval.left_out`)
+    left_out: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -123,8 +133,9 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     ``note`` only when there is one (an interval that is not a range around its estimate).
     """
     d = dict(result.__dict__)
-    if not d.get("note"):
-        d.pop("note", None)
+    for k in ("note", "left_out"):  # only when there is one
+        if not d.get(k):
+            d.pop(k, None)
     if "correction" in d and d["correction"] is None:  # no correction asked: the fields of compare()
         for k in ("correction", "p_adjusted", "p_adjusted_bound"):
             d.pop(k)
@@ -244,6 +255,17 @@ def which_tests(comparisons: list[Comparison], seed: int | None) -> str:
     if len(by) == 1:
         return one(next(iter(by)))
     return "; ".join(f"{', '.join(labels)}: {one(key)}" for key, labels in by.items())
+
+
+def left_out(results: list[tuple[str, Interval | Comparison]]) -> str:
+    """The replicates left out of ``results``' intervals (each with the name it is shown under), for a
+    note under a table: each reason once, after the names it holds for; '' when none left any out.
+    """
+    by: dict[str, list[str]] = {}
+    for name, r in results:
+        if r.left_out:
+            by.setdefault(r.left_out, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in by.items())
 
 
 def undefined_intervals(results: list[tuple[str, Interval | Comparison]]) -> str:
@@ -414,6 +436,29 @@ def interval(
     else:
         lo, hi = bca(estimate, ok, level, accel() if callable(accel) else accel, observed)
     return lo, hi, sd, side_note(estimate, ok, lo, hi, of)
+
+
+def undefined_left_out(
+    reps: np.ndarray, estimate: float, low: float, what: str = "interval", why: str = ""
+) -> str:
+    """The replicates a bootstrap over the cases leaves out of its interval (given: ``low`` a number,
+    so no more than 5% of them), said (:attr:`Interval.left_out`; '' when it reads every one): those
+    where the value is undefined (not a finite number: a replicate that drew no positive, say), with
+    the measure's own reason in the first of them when known (``why``).  The interval (``what``) is
+    of the others, the bootstrap given that the value is defined.
+
+    >>> undefined_left_out(np.array([0.5, np.nan, 0.7, 0.6]), 0.6, 0.5)
+    '1 of the 4 replicates (25.0%) leave the value undefined and are left out: the interval is of the other 3'
+    """
+    bad = int(np.count_nonzero(~np.isfinite(reps)))
+    if not bad or not math.isfinite(estimate) or not math.isfinite(low):
+        return ""
+    verb = "are" if " and " in what else "is"
+    return (
+        f"{bad} of the {len(reps)} replicates ({bad / len(reps):.1%}) leave the value undefined"
+        + (f" (in the first of them: {why})" if why else "")
+        + f" and are left out: the {what} {verb} of the other {len(reps) - bad}"
+    )
 
 
 def p_value(diffs: np.ndarray) -> float:

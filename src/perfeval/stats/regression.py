@@ -58,6 +58,7 @@ from perfeval.stats.intervals import (
     acceleration,
     interval,
     paired_test,
+    undefined_left_out,
 )
 from perfeval.stats.paired import paired_t_test, student_t_quantile
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
@@ -69,6 +70,7 @@ from perfeval.summaries.regression import (
     deviance_rows,
     exact_sum,
     log_rows,
+    lost_reason,
     no_percentage,
     row_sums,
 )
@@ -282,6 +284,57 @@ class Replicas:
         return out
 
 
+def undefined_note(
+    models: list[Replicas], reps: list[np.ndarray], i: int, w: np.ndarray | None, seed: int, what: str
+) -> str:
+    """Why a bootstrap of the measure ``models[0].specs[i]`` (replicate values ``reps``, one
+    (n_boot, measures) array a model; more than one: a paired test, a replicate undefined where one
+    model's value is) has no interval or test: how many replicates leave it undefined, and the
+    measure's own reason in the first of them (its case weights drawn again: the Poisson(1) draws of
+    (seed, r, case), as :func:`replicates` draws them); '' when no more than 5% of them are.
+    """
+    bad = np.zeros(len(reps[0]), dtype=bool)
+    for r in reps:
+        bad |= np.isnan(r[:, i])
+    k, n_boot = int(np.count_nonzero(bad)), len(bad)
+    if k <= 0.05 * n_boot:
+        return ""
+    sp = models[0].specs[i]
+    why = first_reason(models, reps, i, w, seed)
+    return (
+        f"no {what}: {k} of the {n_boot} replicates ({k / n_boot:.1%}, more than 5%) leave "
+        f"{sp.label} undefined" + (f" (in the first of them: {why})" if why else "") + ": no "
+        f"{what} from a biased subset"
+    )
+
+
+def first_reason(
+    models: list[Replicas], reps: list[np.ndarray], i: int, w: np.ndarray | None, seed: int
+) -> str:
+    """The measure ``models[0].specs[i]``'s own reason in the first replicate that leaves it undefined
+    (its case weights drawn again: the Poisson(1) draws of (seed, r, case), as :func:`replicates`
+    draws them); '' when no replicate does, or the measure gives none.
+    """
+    bad = np.zeros(len(reps[0]), dtype=bool)
+    for r in reps:
+        bad |= np.isnan(r[:, i])
+    if not bad.any():
+        return ""
+    r0 = int(np.flatnonzero(bad)[0])
+    v = np.frombuffer(_native.poisson_rows(models[0].n, seed, r0, r0 + 1), np.float64).copy()
+    if w is not None:
+        v = v * w
+    sp = models[0].specs[i]
+    for m, r in zip(models, reps, strict=True):
+        if np.isnan(r[r0, i]):
+            try:
+                with np.errstate(all="ignore"):
+                    return sp.measure.function()(m.summary(v), **sp.kwargs).why or ""
+            except LostBits:
+                return lost_reason(sp.measure.name)
+    return ""
+
+
 def estimates(cases: Any, specs: list) -> np.ndarray:
     """Every measure on the cases: evaluate()'s values (finish_regression's summary)."""
     from perfeval.engine.regression import needs, summary_values
@@ -400,8 +453,14 @@ def regression_ci(
             return acceleration(jack[0][:, i], None)
 
         lo, hi, sd, note = interval(float(est[i]), reps[:, i], level, method, accel)
+        if math.isnan(lo) and math.isfinite(float(est[i])) and not note:
+            note = undefined_note([model], [reps], i, cases.w, seed, "interval")
+        dropped = ""
+        if np.isnan(reps[:, i]).any() and math.isfinite(lo):  # up to 5%: the measure's reason in the first
+            why = first_reason([model], [reps], i, cases.w, seed)
+            dropped = undefined_left_out(reps[:, i], float(est[i]), lo, why=why)
         out[sp.label] = Interval(
-            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note
+            sp.label, float(est[i]), lo, hi, level, method, n_boot, sd, "cases", seed, note, dropped
         )  # fmt: skip
     return out
 
@@ -477,6 +536,10 @@ def regression_compare(
             with np.errstate(all="ignore"):
                 d = reps[m][:, j] - reps[-1][:, j]
             lo, hi, sd, note, p, floor = paired_test(diff, d, level, how, accel, tested)
+            if tested and math.isnan(lo) and not note:
+                note = undefined_note(
+                    [reps_models[m], reps_models[-1]], [reps[m], reps[-1]], j, w, seed, "interval or test"
+                )
             out[sp.label] = Comparison(
                 sp.label, ea, eb, diff, lo, hi, p, level, how, n_boot, sd, "cases", seed, floor, note
             )

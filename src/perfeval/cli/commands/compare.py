@@ -30,7 +30,7 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfErr
 from perfeval.io import grammar
 from perfeval.stats import compare_models
 from perfeval.stats.fastpaths import fast_paths
-from perfeval.stats.intervals import one_sided, reasons, undefined_intervals, which_tests
+from perfeval.stats.intervals import left_out, one_sided, reasons, undefined_intervals, which_tests
 from perfeval.stats.paired import correct_bounded
 
 # The evaluation is imported where tie bounds are asked for: a comparison without them doesn't load it.
@@ -595,6 +595,8 @@ def _json_row(r: dict, c: Any, whys: dict[tuple[str, str], str] | None = None) -
             said.setdefault(k, "no test of a difference that is not a finite number: " + said["difference"])
     if c.note:  # the replicates on one side of the difference: not a range around it
         r = {**r, "note": c.note}
+    if getattr(c, "left_out", ""):  # the replicates that drew no group with a value
+        r = {**r, "left_out": c.left_out}
     return with_reasons(r, said)
 
 
@@ -707,6 +709,11 @@ def _text(
     )
     if aside:
         lines.append(f"(not around the difference: {aside})")
+    dropped = left_out(
+        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
+    )
+    if dropped:
+        lines.append(f"(replicates left out: {dropped})")
     if any(r["p_at_floor"] for r in rows):
         floor = min(r["p_value"] for r in rows if r["p_at_floor"])
         lines.append(

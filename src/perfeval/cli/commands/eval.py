@@ -30,6 +30,7 @@ from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
     PerfError,
+    ZeroWeightGroupsWarning,
 )
 from perfeval.io.columns import choose, pick
 from perfeval.io.parquet import empty_parquet
@@ -126,7 +127,7 @@ def _warn(caught: list, model: str | None = None) -> None:
     :func:`_by_model` collects), kept to be said once naming the models it is about.
     """
     for w in caught:  # never a silent drop: say what is undefined, on stderr, a line each
-        if isinstance(w.message, CommentLinesWarning):  # lines of the input skipped: a note
+        if isinstance(w.message, (CommentLinesWarning, ZeroWeightGroupsWarning)):  # a note
             load.note(f"perfeval: note: {one_line(w.message)}\n")
             continue
         if isinstance(w.message, GradesAsLabelsWarning):  # said already, naming the column
