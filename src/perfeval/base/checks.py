@@ -390,6 +390,7 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
     booleans are taken as they are.  None when the coding is not one of those (nothing is guessed).
     """
     if pos_label is not None:
+        _no_missing_label(y, pos_label)
         hit = y == as_label(pos_label, y)
         return np.asarray(hit, dtype=np.float64)
     if not len(y):  # no rows: no label to read, whatever the column's type (an empty text column)
@@ -402,6 +403,25 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
         if bool(np.all((y == -1) | (y == 1))):
             return (y == 1).astype(np.float64)
     return None
+
+
+def _no_missing_label(y: np.ndarray, pos_label: Any) -> None:
+    """One line when ``y`` holds a missing target (NaN; None, NaN, pandas' NA or NaT among Python
+    objects): with ``pos_label`` every other label is negative, and a missing one is neither class.
+    """
+    at: list[int] = []
+    if y.dtype.kind == "f":
+        miss = np.isnan(y)
+        if miss.any():
+            at, shown = np.flatnonzero(miss).tolist(), "NaN"
+    elif y.dtype.kind == "O":
+        at = [i for i, v in enumerate(y.tolist()) if _missing(v)]
+        shown = repr(str(y[at[0]])) if at else ""
+    if at:
+        raise InvalidDataError(
+            f"`y_true` holds {shown}, a missing target (first at index {at[0]}, {len(at):,} in all): "
+            f"neither pos_label={pos_label!r} nor another label; drop or fill those cases"
+        )
 
 
 def binary_targets(
