@@ -277,9 +277,10 @@ def check_scores(score: np.ndarray, name: str = "y_score") -> None:
     bad = ~np.isfinite(score)
     if bad.any():
         i = int(np.argmax(bad))
+        v = float(score[i])
+        why = "NaN cannot be ranked" if v != v else "an infinite value is no number to score"
         raise InvalidDataError(
-            f"`{name}` must be finite numbers, got {float(score[i])!r} at index {i} "
-            "(NaN cannot be ranked; replace it or drop the row)"
+            f"`{name}` must be finite numbers, got {v!r} at index {i} ({why}; replace it or drop the row)"
         )
 
 
