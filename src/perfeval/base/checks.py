@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import numbers
+import sys
 import warnings
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -416,13 +417,27 @@ def _no_missing_label(y: np.ndarray, pos_label: Any) -> None:
         if miss.any():
             at, shown = np.flatnonzero(miss).tolist(), "NaN"
     elif y.dtype.kind == "O":
-        at = [i for i, v in enumerate(y.tolist()) if _missing(v)]
+        at = np.flatnonzero(_missing_mask(y)).tolist()
         shown = repr(str(y[at[0]])) if at else ""
     if at:
         raise InvalidDataError(
             f"`y_true` holds {shown}, a missing target (first at index {at[0]}, {len(at):,} in all): "
             f"neither pos_label={pos_label!r} nor another label; drop or fill those cases"
         )
+
+
+def _missing_mask(y: np.ndarray) -> np.ndarray:
+    """Where an object column holds a missing value (:func:`_missing`), in compiled loops: pandas'
+    ``isna`` when pandas is loaded (its NA and NaT exist only then), else None or NaN (``v != v``);
+    a Python loop over the values when a value's comparison is not one bool.
+    """
+    pd = sys.modules.get("pandas")
+    try:
+        if pd is not None:
+            return np.asarray(pd.isna(y), dtype=bool)
+        return np.asarray((y == None) | (y != y), dtype=bool)  # noqa: E711  (elementwise)
+    except (TypeError, ValueError):
+        return np.fromiter((_missing(v) for v in y.tolist()), dtype=bool, count=len(y))
 
 
 def binary_targets(
