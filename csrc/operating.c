@@ -154,6 +154,22 @@ static int walker_of(nv_args *in, PyObject *a, PyObject *b, PyObject *c, walker 
     return 0;
 }
 
+/* 2^(1022 - E) for x's biased exponent E in 1..2044 (the power of two that brings x into [0.5, 1),
+ * frexp's), else 1: made from x's bits, as walk.h's REP_MCC makes it in every lane and
+ * perfeval.measures.operating._mcc_unit in numpy */
+static double mcc_unit(double x)
+{
+    uint64_t b, u;
+    double r;
+    memcpy(&b, &x, sizeof b);
+    b &= 0x7FF0000000000000ULL;
+    if (b < (1ULL << 52) || b > (2044ULL << 52))
+        return 1.0;
+    u = 0x7FD0000000000000ULL - b;
+    memcpy(&r, &u, sizeof r);
+    return r;
+}
+
 /* the chosen point of one walk: its index from the top (-1: none), value and threshold */
 typedef struct {
     Py_ssize_t i;
@@ -185,6 +201,10 @@ static picked pick_walk(walker *w, int rule, double a, double b, double c, doubl
     else
         defined = P > 0 && N > 0;
     double b2 = a * a, f1 = 1 + b2;
+    /* MCC's products of four weights: every weight scaled by the power of two that brings P + N into
+     * [0.5, 1) (exact, so the same bits wherever the unscaled products are finite), so that they
+     * neither overflow (weights of 1e75: +inf, a value of 0 at every point) nor underflow (1e-80: 0/0) */
+    double unit = rule == MCC ? mcc_unit(P + N) : 1.0;
     double tp = 0.0, fp = 0.0, score = INFINITY, dp, dn;
     for (Py_ssize_t i = 0; defined; i++) {
         if (i > 0) {
@@ -248,8 +268,9 @@ static picked pick_walk(walker *w, int rule, double a, double b, double c, doubl
             v = ratio(f1 * tp, f1 * tp + b2 * (P - tp) + fp);
             break;
         case MCC: {
-            double fn = P - tp, tn = N - fp;
-            v = ratio(tp * tn - fp * fn, sqrt((tp + fp) * P * N * (tn + fn)));
+            double tq = tp * unit, fq = fp * unit, pq = P * unit, nq = N * unit;
+            double fn = pq - tq, tn = nq - fq;
+            v = ratio(tq * tn - fq * fn, sqrt((tq + fq) * pq * nq * (tn + fn)));
             break;
         }
         default: /* COST: a, b, c, d are the costs of a false negative, false positive, TP, TN */

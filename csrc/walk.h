@@ -1080,9 +1080,13 @@ VINLINE void WALK(pick_point)(walk_t *w, int m, const entry_t *e, const src_t *s
         val = WALK(vblend)(den != zero, num / den, vnan);
         break;
     }
-    case REP_MCC: {
-        vd fn = Pt - TP, tn = Nt - FP, den = WALK(vsqrt)((TP + FP) * Pt * Nt * (tn + fn));
-        val = WALK(vblend)(den != zero, (TP * tn - FP * fn) / den, vnan);
+    case REP_MCC: { /* every weight scaled by the power of two at Pt + Nt: operating.c's mcc_unit */
+        vm eb = (vm)(Pt + Nt) & 0x7FF0000000000000LL;
+        vm inr = (eb >= (1LL << 52)) & (eb <= (2044LL << 52));
+        vd u = WALK(vblend)(inr, (vd)(0x7FD0000000000000LL - eb), WALK(vsplat)(1.0));
+        vd tq = TP * u, fq = FP * u, pq = Pt * u, nq = Nt * u;
+        vd fn = pq - tq, tn = nq - fq, den = WALK(vsqrt)((tq + fq) * pq * nq * (tn + fn));
+        val = WALK(vblend)(den != zero, (tq * tn - fq * fn) / den, vnan);
         break;
     }
     default: /* REP_COST */

@@ -596,6 +596,31 @@ def test_missing_targets_among_python_objects_are_said_missing():
     assert msg.startswith("`sample_weight` must be finite non-negative numbers, got nan at index 1"), msg
 
 
+def test_a_missing_target_with_pos_label_is_no_negative():
+    """With pos_label= every other label is negative, but a missing one (pandas' NaN of a text
+    column, None, NA, a NaN among numbers) is neither class: one line saying where, as without
+    pos_label= and as the command's loader says it, never a silent negative (nor pandas' TypeError
+    of NA), in evaluate() and in a Metric."""
+    pd = pytest.importorskip("pandas")
+    s = [0.2, 0.1, 0.3, 0.9]
+    for y, pos, shown in [
+        (pd.Series(["yes", "no", np.nan, "yes"]), "yes", "'nan'"),
+        (np.array(["yes", "no", None, "yes"], dtype=object), "yes", "'None'"),
+        (pd.Series(["yes", "no", None, "yes"], dtype="string"), "yes", "'<NA>'"),
+        (pd.Series(["yes", "no", None, "yes"], dtype="category"), "yes", "'nan'"),
+        (pd.Series([1, 0, None, 1], dtype="Int64"), 1, "NaN"),
+        (np.array([1.0, 0.0, np.nan, 1.0]), 1, "NaN"),
+    ]:
+        want = f"`y_true` holds {shown}, a missing target (first at index 2, 1 in all)"
+        for measures in (["roc", "ece"], ["youden"]):
+            msg = _one_line_of_ours(perfeval.evaluate, y, s, pos_label=pos, measures=measures)
+            assert msg.startswith(want), msg
+        msg = _one_line_of_ours(perfeval.evaluate, y, s, pos_label=pos, groups=[1, 1, 2, 2], measures=["roc"])
+        assert msg.startswith(want), msg
+        m = perfeval.Metric(["roc"], pos_label=pos)
+        assert _one_line_of_ours(m.update, y, s).startswith(want)
+
+
 @pytest.mark.parametrize(
     "kw,match",
     [

@@ -377,3 +377,20 @@ def test_stream_with_weights_gives_walds_interval_as_in_memory(tmp_path, capsys)
     capsys.readouterr()
     assert main([*argv[:-6], "--ci", "0.95", "--method", "percentile", "--stream"]) == 2
     assert "--ci with --stream or --dask is for measures over all cases" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra", [[], ["--stream"], ["--group", "g"]])
+def test_wald_refused_on_the_command_line_before_any_data(tmp_path, capsys, extra):
+    """--method wald of a measure with no Wald interval (or per group) is one line before the file
+    is read: it came after the measures were computed, under their warnings (a score of 0: CAL_SLOPE
+    undefined), so the error was not the only line."""
+    from perfeval.cli.main import main
+
+    f = tmp_path / "d.csv"
+    f.write_text("y,p,g\n1,0.0,1\n0,0.3,1\n1,0.8,2\n0,0.6,2\n1,0.9,1\n")
+    argv = ["--target", "y", "--score", "p", "-m", "cal_slope,ece", "--ci", "0.9", "--method", "wald"]
+    for path in (f, tmp_path / "absent.csv"):  # the same line, whether the file is there or not
+        assert main(["eval", str(path), *argv, *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("perfeval: error: Wald's interval is for"), err
+        assert ("not CAL_SLOPE per group" if extra[:1] == ["--group"] else "not ECE") in err

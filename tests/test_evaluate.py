@@ -216,6 +216,17 @@ def test_dataframe_library_columns(lib):
     [
         (dict(y_true=[1, 0], y_score=[0.5, float("nan")]), InvalidParameterError, "NaN cannot be ranked"),
         (dict(y_true=[1, 0], y_score=[0.5, float("inf")]), InvalidParameterError, "finite"),
+        # an infinite value is said as such, not as a NaN (a regression's prediction too)
+        (
+            dict(y_true=[1, 0], y_score=[0.5, float("-inf")]),
+            InvalidParameterError,
+            "got -inf at index 1 (an infinite value is no number to score; replace it",
+        ),
+        (
+            dict(y_true=[1.5, 2.0, 1.0], y_score=[0.2, float("inf"), 0.3], measures=["mae"]),
+            InvalidParameterError,
+            "`y_pred` must be finite numbers, got inf at index 1 (an infinite value is no number to score;",
+        ),
         (dict(y_true=[1, 0, 1], y_score=[0.5, 0.2]), InvalidParameterError, "same length"),
         (
             dict(y_true=[1, 0], y_score=[0.5, 0.2], measures=["rco"]),

@@ -136,6 +136,34 @@ def test_sklearn_fbeta_and_mcc_at_every_threshold(d, beta):
     assert abs(m[thresholds.index(t)] - v) < 1e-12
 
 
+@pytest.mark.parametrize("scale", [2.0**250, 2.0**-280, 2.0**400])
+def test_best_mcc_of_weights_scaled_by_a_power_of_two_is_the_same(scale):
+    """MCC is a ratio of products of four weights: weights of 2^250 (1.8e75) overflowed them to +inf
+    and gave 0 at every point (a BEST_MCC of 0.0, said nowhere), weights of 2^-280 underflowed them
+    to 0/0 (NaN, "no positives or no negatives").  Scaled by a power of two the weights are exactly
+    the same problem: the same value and threshold bit for bit, per group, and the same bootstrap
+    replicates (the compiled replicate walk, csrc/walk.h)."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    s = np.clip(rng.random(n), 0.01, 0.99)
+    y = (rng.random(n) < s**1.5).astype(int)
+    w = rng.integers(1, 4, n).astype(float)
+    g = rng.integers(0, 5, n)
+    m = ["best_mcc", "best_mcc:of=threshold"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no undefined value, no overflow warning
+        for groups in (None, g):
+            want = perfeval.evaluate(y, s, sample_weight=w, groups=groups, measures=m)
+            got = perfeval.evaluate(y, s, sample_weight=w * scale, groups=groups, measures=m)
+            assert got.values == want.values and 0.5 < want["BEST_MCC"] < 0.7
+            if groups is not None:
+                assert np.array_equal(got.results["BEST_MCC"].per_group, want.results["BEST_MCC"].per_group)
+        for method in ("percentile", "bca"):
+            a = perfeval.ci(y, s, sample_weight=w, measures=["best_mcc"], n_boot=100, method=method)
+            b = perfeval.ci(y, s, sample_weight=w * scale, measures=["best_mcc"], n_boot=100, method=method)
+            assert (a["BEST_MCC"].low, a["BEST_MCC"].high) == (b["BEST_MCC"].low, b["BEST_MCC"].high)
+
+
 # -- R's pROC: coords(x = "best") -------------------------------------------------------------------
 def _proc_reason() -> str:
     if shutil.which("Rscript") is None:

@@ -109,6 +109,32 @@ def test_grouped_table_says_where_the_thresholds_are(data, capsys):
     assert said + "as a measure)" in out
 
 
+@pytest.mark.parametrize("extra", [[], ["--stream"], ["--score", "s,t"], ["--dask", "local"]])
+def test_a_mean_of_thresholds_that_is_infinite_says_why(tmp_path, capsys, extra):
+    """Over groups an of=threshold value is the mean of the groups' thresholds: one group whose
+    point predicts nothing (+inf) makes it +inf, which the table said nothing about (the JSON's
+    mean_why_null did): a line under the table says in how many groups and that +inf is that."""
+    f = tmp_path / "d.csv"
+    rows = [(0, 0.9, 0.9, 1), (1, 0.2, 0.2, 1), (0, 0.8, 0.8, 1), (1, 0.1, 0.1, 1)]  # group 1: inverted
+    rows += [(1, 0.9, 0.9, 2), (0, 0.2, 0.2, 2), (1, 0.7, 0.7, 2), (0, 0.4, 0.4, 2), (1, 0.3, 0.3, 3)]
+    f.write_text("y,s,t,g\n" + "".join(f"{a},{b},{c},{d}\n" for a, b, c, d in rows))
+    argv = ["eval", str(f), "--target", "y", "--group", "g"]
+    score = [] if "--score" in extra else ["--score", "s"]
+    if "--dask" in extra:
+        pytest.importorskip("dask.distributed")
+    out, _ = _run([*argv, *score, "-m", "youden:of=threshold,youden", *extra], capsys)
+    line = [x for x in out.splitlines() if "the mean over groups is +inf" in x]
+    assert len(line) == (2 if "s,t" in extra else 1), out
+    assert line[0].endswith(
+        "YOUDEN:of=threshold: the mean over groups is +inf: in 1 of 2 groups (the first: 1) the "
+        "threshold is +inf (the point picked predicts no case positive))"
+    ), line
+    out, _ = _run([*argv, "--score", "s", "-m", "youden:of=threshold", "--format", "json"], capsys)
+    assert json.loads(out)["measures"]["YOUDEN:of=threshold"]["value"] is None  # said there already
+    out, _ = _run(["eval", str(f), "--target", "y", "--score", "s", "-m", "youden:of=threshold"], capsys)
+    assert "the mean over groups" not in out  # over all rows: a threshold, +inf or not, is itself
+
+
 def test_a_threshold_asked_is_a_row_and_no_line(data, capsys):
     f, y, s, _ = data
     out, _ = _run(

@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime
 import difflib
 import numbers
+import sys
 import warnings
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -277,9 +278,10 @@ def check_scores(score: np.ndarray, name: str = "y_score") -> None:
     bad = ~np.isfinite(score)
     if bad.any():
         i = int(np.argmax(bad))
+        v = float(score[i])
+        why = "NaN cannot be ranked" if v != v else "an infinite value is no number to score"
         raise InvalidDataError(
-            f"`{name}` must be finite numbers, got {float(score[i])!r} at index {i} "
-            "(NaN cannot be ranked; replace it or drop the row)"
+            f"`{name}` must be finite numbers, got {v!r} at index {i} ({why}; replace it or drop the row)"
         )
 
 
@@ -390,6 +392,7 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
     booleans are taken as they are.  None when the coding is not one of those (nothing is guessed).
     """
     if pos_label is not None:
+        _no_missing_label(y, pos_label)
         hit = y == as_label(pos_label, y)
         return np.asarray(hit, dtype=np.float64)
     if not len(y):  # no rows: no label to read, whatever the column's type (an empty text column)
@@ -402,6 +405,39 @@ def binary_coding(y: np.ndarray, pos_label: Any = None) -> np.ndarray | None:
         if bool(np.all((y == -1) | (y == 1))):
             return (y == 1).astype(np.float64)
     return None
+
+
+def _no_missing_label(y: np.ndarray, pos_label: Any) -> None:
+    """One line when ``y`` holds a missing target (NaN; None, NaN, pandas' NA or NaT among Python
+    objects): with ``pos_label`` every other label is negative, and a missing one is neither class.
+    """
+    at: list[int] = []
+    if y.dtype.kind == "f":
+        miss = np.isnan(y)
+        if miss.any():
+            at, shown = np.flatnonzero(miss).tolist(), "NaN"
+    elif y.dtype.kind == "O":
+        at = np.flatnonzero(_missing_mask(y)).tolist()
+        shown = repr(str(y[at[0]])) if at else ""
+    if at:
+        raise InvalidDataError(
+            f"`y_true` holds {shown}, a missing target (first at index {at[0]}, {len(at):,} in all): "
+            f"neither pos_label={pos_label!r} nor another label; drop or fill those cases"
+        )
+
+
+def _missing_mask(y: np.ndarray) -> np.ndarray:
+    """Where an object column holds a missing value (:func:`_missing`), in compiled loops: pandas'
+    ``isna`` when pandas is loaded (its NA and NaT exist only then), else None or NaN (``v != v``);
+    a Python loop over the values when a value's comparison is not one bool.
+    """
+    pd = sys.modules.get("pandas")
+    try:
+        if pd is not None:
+            return np.asarray(pd.isna(y), dtype=bool)
+        return np.asarray((y == None) | (y != y), dtype=bool)  # noqa: E711  (elementwise)
+    except (TypeError, ValueError):
+        return np.fromiter((_missing(v) for v in y.tolist()), dtype=bool, count=len(y))
 
 
 def binary_targets(

@@ -259,6 +259,32 @@ def threshold_lines(report: Any, model: str = "") -> list[str]:
             f"({model + ': ' if model else ''}each group's threshold of {named}: --format json "
             "(threshold_per_group), or of=threshold as a measure)"
         )
+    lines += _infinite_threshold_means(report, model)
+    return lines
+
+
+def _infinite_threshold_means(report: Any, model: str = "") -> list[str]:
+    """Over groups, a line for each ``of=threshold`` value that is +inf: the mean of the groups'
+    thresholds, +inf when a group's best point predicts no case positive (its threshold +inf).
+    """
+    import numpy as np
+
+    lines = []
+    for label, r in report.results.items():
+        if not (_of_threshold(label) and r.per_group is not None and r.value == math.inf):
+            continue
+        vals = np.asarray(r.per_group, dtype=np.float64)
+        inf = np.flatnonzero(vals == math.inf)
+        if not len(inf):
+            continue
+        first = report.groups[int(inf[0])]
+        first = first.item() if hasattr(first, "item") else first
+        defined = int(np.count_nonzero(~np.isnan(vals)))
+        lines.append(
+            f"({model + ': ' if model else ''}{label}: the mean over groups is +inf: in {len(inf):,} of "
+            f"{defined:,} groups (the first: {shown(str(first))}) the threshold is +inf (the point "
+            "picked predicts no case positive))"
+        )
     return lines
 
 

@@ -696,13 +696,27 @@ def _best_fbeta(pts: Points, beta: float) -> Choice:
     return _best(pts, f, None, None, True, P > 0)
 
 
+def _mcc_unit(total: Any) -> Any:
+    """2^(1022 - E) for the biased exponent E of ``total`` in 1..2044 (the power of two that brings
+    it into [0.5, 1)), else 1: from its bits, as csrc/operating.c's mcc_unit and walk.h's REP_MCC.
+    """
+    b = np.asarray(total, dtype=np.float64).view(np.int64) & 0x7FF0000000000000
+    inside = (b >= 1 << 52) & (b <= 2044 << 52)
+    return np.where(inside, (0x7FD0000000000000 - b).view(np.float64), 1.0)
+
+
 def _best_mcc(pts: Points) -> Choice:
-    _thr, tp, fp, P, N, _g, _c = pts
+    _thr, tp0, fp0, P0, N0, _g, _c = pts
+    # the products of four weights with every weight scaled by the power of two at P + N (exact: the
+    # same bits wherever the unscaled products are finite; csrc/operating.c's MCC), so that weights of
+    # 1e75 do not overflow to a value of 0 at every point, nor weights of 1e-80 underflow to 0/0
+    unit = _mcc_unit(P0 + N0)
+    tp, fp, P, N = tp0 * unit, fp0 * unit, P0 * unit, N0 * unit
     fn, tn = P - tp, N - fp
     with np.errstate(invalid="ignore", divide="ignore"):
         den = np.sqrt((tp + fp) * P * N * (tn + fn))
     m = _ratio(tp * tn - fp * fn, den)
-    return _best(pts, m, None, None, True, _both(P, N))
+    return _best(pts, m, None, None, True, _both(P0, N0))
 
 
 def _least_cost(pts: Points, fn: float, fp: float, tp: float, tn: float) -> Choice:

@@ -91,6 +91,8 @@ def _check_options(args: Any) -> None:
     check_ci_options(args)
     if args.partition:
         raise InvalidParameterError("--ci does not combine with --partition yet")
+    if args.method == "wald" and args.measures and not _regression_asked(args):
+        _wald_asked(args)
     # Wald's interval draws no replicate: computed from the merged summary, weights included
     weighted = args.weight and args.method != "wald"
     if (args.dask or args.stream) and (args.group or weighted) and not _regression_asked(args):
@@ -99,6 +101,21 @@ def _check_options(args: Any) -> None:
             "--ci with --stream or --dask is for measures over all cases, unweighted but with --method wald "
             f"(drawn from the merged summary); drop {said}, or --stream/--dask to evaluate in memory"
         )
+
+
+def _wald_asked(args: Any) -> None:
+    """``--method wald``: each measure asked has Wald's interval (the logistic calibration fits,
+    over all cases), or one line before any data is read (it was said after the measures were
+    computed, their warnings first).
+    """
+    from perfeval.stats.api import _wald_offered
+
+    try:
+        specs = resolve(args.measures, 0.5, pending=True)
+    except InvalidParameterError:
+        return  # said where the measures are read
+    for s in specs:
+        _wald_offered(s, args.group is not None)
 
 
 def _regression_asked(args: Any) -> bool:
