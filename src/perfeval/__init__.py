@@ -104,11 +104,16 @@ _LAZY = {
 
 # Start-up (`perf` imports this package on every run): each export is imported on first use, and
 # importlib with it (the package's namespace holds its public names only).
+#: the public submodules, reached as attributes once ``import perfeval`` is done (``perfeval.stats.
+#: compare_models(...)``, as the docs write it), each imported on first use
+_SUBMODULES = ("functional", "stats", "curves", "plot", "spark", "trec", "dialects", "contest")
+
+
 def __getattr__(name: str):  # PEP 562: import on first use
-    if name == "functional":
+    if name in _SUBMODULES:
         import importlib
 
-        return importlib.import_module("perfeval.functional")
+        return importlib.import_module(f"perfeval.{name}")
     mod = _LAZY.get(name)
     if mod is None:
         raise AttributeError(f"module 'perfeval' has no attribute {name!r}")
