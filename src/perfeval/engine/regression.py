@@ -612,10 +612,37 @@ def _checked_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
     finally:
         read, gs.reading = gs.reading, None
     lost = gs.lost_in(*read)
-    if lost is None:
+    if lost is not None:
+        gs.__dict__["lost:" + sp.label] = lost  # for the groups' reasons
+        v = np.where(lost, math.nan, np.asarray(v, dtype=np.float64))
+    return _beyond_alone(sp, gs, v)
+
+
+def _beyond_alone(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> np.ndarray:
+    """``v`` with the groups whose value is past float64's range (+-inf: the exact sums are kept
+    whatever their size, their quotient is not a float64), or that have a row whose own term is
+    (a deviance: ``gs.alone``), finished as that group alone is (:func:`summary_values` of its own
+    rows: the measure's function says NaN and why, or gives the root of RMSE that is in the range),
+    their reasons kept for :func:`_group_whys`.  Such groups are few: each is summed again alone.
+    """
+    flagged = gs.__dict__.pop("alone", None)
+    v = np.asarray(v, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        mask = np.isinf(v)
+    if flagged is not None:
+        mask = mask | flagged
+    if not mask.any():
         return v
-    gs.__dict__["lost:" + sp.label] = lost  # for the groups' reasons
-    return np.where(lost, math.nan, np.asarray(v, dtype=np.float64))
+    v = v.copy()
+    said: dict[int, str | None] = {}
+    for k in np.flatnonzero(mask).tolist():
+        lo, hi = int(gs.starts[k]), int(gs.ends[k])
+        w = None if gs.w is None else gs.w[lo:hi]
+        r = summary_values([sp], _summary(gs.y[lo:hi], gs.s[lo:hi], w, [sp]))[sp.label]
+        v[k] = r.value
+        said[k] = r.why
+    gs.__dict__["alone:" + sp.label] = said
+    return v
 
 
 def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
@@ -681,8 +708,12 @@ def _group_deviance(gs: _GroupSums, p: float) -> tuple[np.ndarray, np.ndarray, n
     scale), and whether the group has a row outside the deviance's domain.
     """
     dev, ok = deviance_rows(gs.y, gs.s, p)
-    if not np.isfinite(dev).all():
-        raise InvalidDataError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
+    big = ~np.isfinite(dev)
+    if big.any():  # a row's deviance past float64's range: its group finished alone (NaN, and why)
+        dev = np.where(big, 0.0, dev)
+        over = gs.rows_where(big if gs.w is None else big & (gs.w > 0)) > 0
+        had = gs.__dict__.get("alone")
+        gs.__dict__["alone"] = over if had is None else had | over
     gs.made(f"dev{p!r}", dev)
     total, W = gs.get(f"dev{p!r}", "weight")
     if f"bad{p!r}" not in gs.__dict__:  # each group's rows outside the domain, for its reason
@@ -823,6 +854,13 @@ class _Reasons:
         self.say(np.ones(len(self.told), dtype=bool), text)
 
 
+def _say_alone(said: _Reasons, nan: np.ndarray, alone: dict[int, str | None] | None) -> None:
+    """The reasons of the groups finished alone (:func:`_beyond_alone`), said first: their own."""
+    for i, k in enumerate(nan.tolist()):
+        if alone and k in alone and alone[k]:
+            said.say(np.arange(len(nan)) == i, str(alone[k]))
+
+
 def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | None]:
     """Why each NaN group of one measure's values ``v`` is NaN (in the order of the NaN groups), in
     the words of the measure over that group's rows alone (:mod:`perfeval.measures.regression`), read
@@ -835,6 +873,7 @@ def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | No
         return []
     name = sp.measure.name
     said = _Reasons(len(nan))
+    _say_alone(said, nan, gs.__dict__.get("alone:" + sp.label))
     if name in ("D2_PINBALL", "D2_AE"):
         alpha = float(sp.kwargs.get("alpha", 0.5))
         alone = gs.__dict__.get(f"d2q{alpha!r}alone")

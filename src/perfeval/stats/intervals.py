@@ -311,8 +311,18 @@ def acceleration(jack: np.ndarray, weight: np.ndarray | None) -> float:
     if len(jack) < 2:
         return 0.0
     d = np.average(jack, weights=w) - jack
-    den = float(np.sum(w * d * d)) ** 1.5
-    return float(np.sum(w * d**3)) / (6.0 * den) if den > 0 else 0.0
+    with np.errstate(over="ignore", invalid="ignore"):
+        den = float(np.sum(w * d * d)) ** 1.5
+        a = float(np.sum(w * d**3)) / (6.0 * den) if den > 0 else 0.0
+        if math.isfinite(a) and math.isfinite(den):
+            return a
+        # values past about 1e100 (a mean of data about 1e200): d**3 beyond float64's range; the
+        # acceleration does not change with the scale of d: d by a power of two (exact), a mean's
+        # too (computed again at that scale), so that no power overflows
+        e = int(np.frexp(float(np.max(np.abs(jack))))[1])
+        d = np.average(np.ldexp(jack, -e), weights=w) - np.ldexp(jack, -e)
+        den = float(np.sum(w * d * d)) ** 1.5
+        return float(np.sum(w * d**3)) / (6.0 * den) if den > 0 else 0.0
 
 
 def share_below(estimate: float, reps: np.ndarray) -> float:

@@ -192,11 +192,12 @@ class Replicas:
         self.keys = tuple(dict.fromkeys(k for n in names for k in _SUMS.get(n, ())))
         self.zero = no_percentage(self.y) if "MAPE" in names else None
         self.devs = [deviance_rows(self.y, self.s, p) for p in self.need["powers"]]
-        for (d, _ok), p in zip(self.devs, self.need["powers"], strict=True):
-            if not np.isfinite(d).all():
-                raise InvalidDataError(
-                    f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float"
-                )
+        #: each power's cases whose deviance is beyond float64's range (left out of the sums: a
+        #: replicate that draws one is NaN for the measures that read it, as evaluate() says)
+        self.dev_big = [~np.isfinite(d) for d, _ in self.devs]
+        self.devs = [
+            (np.where(big, 0.0, d), ok) for (d, ok), big in zip(self.devs, self.dev_big, strict=True)
+        ]
         self.tm_mape = None  # MAPE:eps=torchmetrics's per-case term
         if self.need["mape_tm"]:
             with np.errstate(over="ignore"):
@@ -237,6 +238,12 @@ class Replicas:
             devs = [checked_products(d, v) for d, _ in self.devs]
             fields["dev"] = tuple(t for t, _ in devs)
             lost.update(f"dev{p!r}" for p, (_, bits) in zip(self.need["powers"], devs, strict=True) if bits)
+            over = {
+                f"dev{p!r}"
+                for p, big in zip(self.need["powers"], self.dev_big, strict=True)
+                if big.any() and (v[big] > 0).any()
+            }
+            fields["over"] = frozenset(over)
             fields["bad"] = tuple(exact_sum(v[~ok]) for _, ok in self.devs)
             fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
         if self.tm_mape is not None:

@@ -47,6 +47,8 @@ __all__ = [
     "checked_products",
     "lost_reason",
     "lost_why",
+    "beyond_reason",
+    "row_range_reason",
     "LostBits",
     "deviance_rows",
     "log_rows",
@@ -160,6 +162,40 @@ def lost_why(label: str, name: str | None = None) -> str:
     ``label: ``:func:`lost_reason`.
     """
     return f"{label}: {lost_reason(label if name is None else name)}"
+
+
+def _about(num: int, den: int, root: bool = False) -> str:
+    """``num / den`` (or its square root: ``root``) in two digits, whatever its size (``den > 0``)."""
+    lg = math.log10(abs(num)) - math.log10(den)  # math.log10 takes integers of any size
+    lg = lg / 2 if root else lg
+    e = math.floor(lg)
+    m = round(10 ** (lg - e), 1)
+    if m >= 10:
+        m, e = 1.0, e + 1
+    return f"{'-' if num < 0 else ''}{m:g}e{e:+d}"
+
+
+def beyond_reason(what: str, num: int, den: int, *, root: bool = False, scale: bool = True) -> str:
+    """Why a measure is NaN whose exact value ``num / den`` (``root``: its square root; ``den > 0``)
+    is beyond float64's range: ``what`` it is, about how large, and what to do (``scale``: the value
+    changes with the data's scale).  Its exact sums are kept whatever their size (csrc/exact.c,
+    ``add_product``): only a value no float64 can hold is NaN, never one of a sum that overflowed.
+    """
+    head = f"{what} is about {_about(num, den, root)}, beyond the range of a 64-bit float (about 1.8e+308)"
+    if scale:
+        return head + "; scale the targets and the predictions (and the value back)"
+    return head
+
+
+def row_range_reason(what: str) -> str:
+    """Why a measure is NaN when a row's own term ``what`` (a row's deviance, a rounded float64 of
+    scikit-learn's formula) is beyond float64's range: the row's number is not a float64, so no sum
+    of the rows' numbers is the measure's.
+    """
+    return (
+        f"{what} of a row is beyond the range of a 64-bit float (the row's own number, as scikit-learn's "
+        "formula rounds it, is no float64); scale the targets and the predictions"
+    )
 
 
 class LostBits(InvalidDataError):
@@ -444,6 +480,11 @@ class RegressionSummary:
         The sums (``"sy"``, ``"srr"``, ..., ``"sape_tm"``, ``"sle"``, ``"dev" + repr(power)``) a
         product of which lost bits below ``2**-1074``: not exact, so a measure that reads one is NaN,
         with why (:class:`LostBits`, :func:`lost_reason`).  Merged by union.
+    over : frozenset of str
+        The sums (``"dev" + repr(power)``) a row's own term of which is beyond float64's range (a
+        row's deviance by scikit-learn's formula: no float64, left out of the sum): a measure that
+        reads one is NaN, with why (:func:`row_range_reason`).  Merged by union.  (A product of
+        float64 factors is never beyond the sums: they are kept exact whatever its size.)
     """
 
     rows: int = 0
@@ -477,6 +518,7 @@ class RegressionSummary:
     maxerr: bool = False
     maxabs: float = 0.0
     lost: frozenset[str] = frozenset()
+    over: frozenset[str] = frozenset()
 
     # -- building ---------------------------------------------------------------------------------
     @classmethod
@@ -538,15 +580,9 @@ class RegressionSummary:
         n = len(y)
         out = cls.empty(powers, medae, ydist, mape_tm, msle, maxerr)
         lost: set[str] = set()
-        try:
-            sums = row_sums(None, y, yhat, w, lost=lost)  # the differences checked first, then the products
-        except OverflowError as e:
-            if str(e) != _TOO_BIG[2]:
-                raise
-            sums = None  # a deviance beyond the range is said first, as before
-        dev, bad, bad_rows = _deviances(y, yhat, w, out.powers, lost)
-        if sums is None:
-            raise OverflowError(_TOO_BIG[2])
+        over: set[str] = set()
+        sums = row_sums(None, y, yhat, w, lost=lost)  # the differences checked: beyond the range, refused
+        dev, bad, bad_rows = _deviances(y, yhat, w, out.powers, lost, over)
         sape_tm = 0
         if mape_tm:
             with np.errstate(over="ignore"):
@@ -615,6 +651,7 @@ class RegressionSummary:
             sle_bad_rows=sle_bad_rows,
             maxabs=maxabs,
             lost=frozenset(lost),
+            over=frozenset(over),
         )
 
     def folded(self, y: Array, yhat: Array, w: Array | None = None) -> RegressionSummary:
@@ -673,6 +710,7 @@ class RegressionSummary:
             maxerr=self.maxerr,
             maxabs=max(self.maxabs, other.maxabs),
             lost=self.lost | other.lost,
+            over=self.over | other.over,
         )
 
     @staticmethod
@@ -690,6 +728,10 @@ class RegressionSummary:
         log errors, the largest absolute residual.
         """
         return self.powers, self.medae, self.ydist, self.mape_tm, self.msle, self.maxerr
+
+    def in_range(self, *keys: str) -> bool:
+        """Whether every row's own term of the sums ``keys`` is a float64 (:attr:`over`)."""
+        return not any(k in self.over for k in keys)
 
     def exact(self, name: str, *keys: str) -> None:
         """Nothing if the sums ``keys`` are exact; else the measure ``name`` that reads them has no
@@ -737,16 +779,20 @@ class RegressionSummary:
 
 
 def _deviances(
-    y: Array, yhat: Array, w: Array | None, powers: tuple[float, ...], lost: set[str]
+    y: Array, yhat: Array, w: Array | None, powers: tuple[float, ...], lost: set[str], over: set[str]
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """For each power, the exact sum of ``w d_p`` inside the domain, the weight and the number of
-    the rows outside it (``lost``: given ``"dev" + repr(p)`` when a product lost bits).
+    the rows outside it (``lost``: given ``"dev" + repr(p)`` when a product lost bits; ``over``: when
+    a row's deviance, of weight > 0, is beyond float64's range: that row left out of the sum).
     """
     dev, bad, bad_rows = [], [], []
     for p in powers:
         d, ok = deviance_rows(y, yhat, p)
-        if not np.isfinite(d).all():
-            raise OverflowError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
+        big = ~np.isfinite(d)
+        if big.any():
+            if (big if w is None else big & (w > 0)).any():
+                over.add(f"dev{p!r}")
+            d = np.where(big, 0.0, d)
         total, bits = checked_products(d, w)
         dev.append(total)
         if bits:
