@@ -58,6 +58,9 @@ from perfeval.stats.intervals import (
     acceleration,
     interval,
     paired_test,
+    range_why,
+    spread,
+    unscaled,
 )
 from perfeval.stats.paired import paired_t_test, student_t_quantile
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
@@ -371,10 +374,31 @@ def _refuse(method: str, specs: list, w: Any, n: int, what: str) -> None:
         raise InvalidDataError(f"Student's t needs at least 2 cases, got {n}")
 
 
-def _t_half(sd: float, n: int, level: float) -> tuple[float, float]:
-    """(half width, standard error) of a t interval from the losses' standard deviation."""
-    se = sd / math.sqrt(n)
-    return student_t_quantile((1.0 + level) / 2.0, n - 1.0) * se, se
+def _t_interval(center: float, x: np.ndarray, level: float, what: str) -> tuple[float, float, float, str]:
+    """(low, high, standard error, note) of the t interval ``center -+ t(n - 1, (1 + level) / 2) s /
+    sqrt(n)``, ``s`` the standard deviation of the n per-case values ``x`` (losses, or their
+    differences: ``what``).  Computed at a power-of-two scale where the values' squares would leave
+    float64's range (:func:`~perfeval.stats.intervals.spread`: data about 1e200 or 1e-200; the same
+    bits as unscaled elsewhere); a number beyond the range, or nonzero below its normal range, NaN
+    and the note says why (never an infinity, nor a 0 for a nonzero number).
+    """
+    n = len(x)
+    if not np.isfinite(x).all():
+        why = f"no interval: a case's {what} is beyond the range of a 64-bit float"
+        return math.nan, math.nan, math.nan, why
+    s, k = spread(x)
+    se_s = s / math.sqrt(n)
+    half_s = student_t_quantile((1.0 + level) / 2.0, n - 1.0) * se_s
+    se, half = unscaled(se_s, k), unscaled(half_s, k)
+    if math.isnan(se):
+        return math.nan, math.nan, math.nan, "no interval: " + range_why("the standard error", se_s, k)
+    if math.isnan(half):
+        return math.nan, math.nan, se, "no interval: " + range_why("the interval's half-width", half_s, k)
+    with np.errstate(over="ignore"):
+        lo, hi = center - half, center + half
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return math.nan, math.nan, se, "no interval: a bound is beyond the range of a 64-bit float"
+    return lo, hi, se, ""
 
 
 def regression_ci(
@@ -393,8 +417,10 @@ def regression_ci(
             if not math.isfinite(e):
                 out[sp.label] = Interval(sp.label, e, math.nan, math.nan, level, "t", 0, math.nan)
                 continue
-            half, se = _t_half(float(np.std(losses(sp, y, s), ddof=1)), len(y), level)
-            out[sp.label] = Interval(sp.label, e, e - half, e + half, level, "t", 0, se)
+            with np.errstate(over="ignore"):
+                x = losses(sp, y, s)
+            lo, hi, se, note = _t_interval(e, x, level, "loss")
+            out[sp.label] = Interval(sp.label, e, lo, hi, level, "t", 0, se, note=note)
         return out
     model = Replicas(cases.y, cases.s, specs)
     reps = replicates([model], cases.w, seed, n_boot, progress)[0]
@@ -464,15 +490,19 @@ def regression_compare(
             how = methods[sp.label]
             if how == "t":
                 lo = hi = se = pv = math.nan
+                note = ""
                 if tested:
                     if sp.label not in base_losses:
-                        base_losses[sp.label] = losses(sp, y, base.s)
-                    la, lb = losses(sp, y, ca.s), base_losses[sp.label]
+                        with np.errstate(over="ignore"):
+                            base_losses[sp.label] = losses(sp, y, base.s)
+                    with np.errstate(over="ignore"):
+                        la, lb = losses(sp, y, ca.s), base_losses[sp.label]
                     with np.errstate(all="ignore"):
                         d = la - lb
-                    half, se = _t_half(float(np.std(d, ddof=1)), n, level)
-                    lo, hi, pv = diff - half, diff + half, paired_t_test(la, lb)
-                out[sp.label] = Comparison(sp.label, ea, eb, diff, lo, hi, pv, level, "t", 0, se)
+                    lo, hi, se, note = _t_interval(diff, d, level, "loss difference")
+                    if np.isfinite(d).all():  # t is computed at a power-of-two scale
+                        pv = paired_t_test(la, lb)
+                out[sp.label] = Comparison(sp.label, ea, eb, diff, lo, hi, pv, level, "t", 0, se, note=note)
                 continue
             j = boot.index(i)
 
