@@ -793,7 +793,8 @@ typedef struct {
     double *quot[RS_N]; /* each group's quotient of sum k by the weights' (NULL: not asked) */
     double *frac[2];    /* each group's R2 and explained variance (NULL: not asked) */
     int bad;            /* 1: a difference or a product beyond float64's range; 2: a weights' sum below 0 */
-    int lost;           /* bit k: a product of sum k lost bits below 2**-1074 (tp_lost) */
+    int lost;           /* bit k: a product of sum k lost bits below 2**-1074 (tp_lost); bit RS_N: a
+                           row's ratio of MAPE (of weight > 0) is beyond float64's range, left out */
     int32_t *glost;     /* each group's own such bits */
 } rs_job;
 
@@ -816,11 +817,11 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
                 __builtin_prefetch(w + k);
         }
         double yi = y[i], r = yi - yh[i], a = fabs(r), ape = 0.0;
-        /* MAPE's ratio only when asked, or when it could be past the range (the check): |r| over at
-         * least 2**-52 is below 2**1022 when |r| <= 2**969 */
-        if (use & (1 << RS_SAPE) || !(a <= 0x1p969))
+        /* MAPE's ratio only when asked (a ratio past the range: said, bit RS_N, and left out: the
+         * measures that read it are NaN, the others are not concerned) */
+        if (use & (1 << RS_SAPE))
             ape = a / fmax(fabs(yi), eps);
-        if (!J->pre && (!isfinite(r) || !isfinite(ape)))
+        if (!J->pre && !isfinite(r))
             bad = 1;
         double t[4];
         int nt;
@@ -881,7 +882,10 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
             RS_ADD(RS_SPOS, fmax(r, 0.0))
         }
         if (use & (1 << RS_SAPE)) {
-            RS_ADD(RS_SAPE, ape)
+            if (isfinite(ape)) {
+                RS_ADD(RS_SAPE, ape)
+            } else if (!w || w[i] > 0.0)
+                lost |= 1 << RS_N;
         }
         if (use & (1 << RS_W))
             bad |= add_term(&A[RS_W], w ? w[i] : 1.0);
@@ -968,14 +972,13 @@ static void *rs_groups(void *arg)
     return NULL;
 }
 
-/* 1 if a row of [lo, hi) (read through `ord` if not NULL) has a difference y - yhat, or MAPE's ratio,
- * beyond float64's range, else 0 */
+/* 1 if a row of [lo, hi) (read through `ord` if not NULL) has a difference y - yhat beyond float64's
+ * range, else 0 */
 static int diffs_code(const double *y, const double *yh, const long long *ord, Py_ssize_t lo, Py_ssize_t hi)
 {
     for (Py_ssize_t i = lo; i < hi; i++) {
         Py_ssize_t j = ord ? (Py_ssize_t)ord[i] : i;
-        double r = y[j] - yh[j], ape = fabs(r) / fmax(fabs(y[j]), DBL_EPSILON);
-        if (!isfinite(r) || !isfinite(ape))
+        if (!isfinite(y[j] - yh[j]))
             return 1;
     }
     return 0;
@@ -1011,8 +1014,11 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
  * have to be scaled back, correctly rounded only where the value is a normal float64.  Only data of
  * about 1e-150 or smaller (a square's last bits below 2**-1074), subnormals, or such residuals times
  * small weights are NaN; the common case costs one comparison a product (|p| >= 2**-968).
- * Codes: 1, a target minus its prediction (or the ratio of MAPE) beyond float64's range; 2, a
- * product beyond it (code 1 first, as the numpy form checks r before any product). */
+ * lost's bit RS_N (and glost's): a row's ratio of MAPE, |r| / max(|y|, eps), of weight > 0, is beyond
+ * float64's range (made only when sum RS_SAPE is asked): left out of the sum, whose measures (MAPE)
+ * the caller makes NaN with why; no other sum is concerned.
+ * Codes: 1, a target minus its prediction beyond float64's range; 2, a product beyond it (code 1
+ * first, as the numpy form checks r before any product). */
 PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *bo, *yo, *po, *wo, *oo = Py_None;
@@ -1061,15 +1067,19 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         NOGIL_BEGIN
         for (Py_ssize_t i = lo; i < hi; i++) {
             Py_ssize_t j = ord ? (Py_ssize_t)ord[i] : i;
-            double r = y[j] - yh[j], a = fabs(r), ape = a / fmax(fabs(y[j]), eps);
-            if (!isfinite(r) || !isfinite(ape)) {
+            double r = y[j] - yh[j];
+            if (!isfinite(r)) {
                 code = 1;
                 break;
             }
             if (scaled) {
                 lows[0] = lowest_of(y[j], lows[0]);
                 lows[1] = lowest_of(r, lows[1]);
-                lows[2] = lowest_of(ape, lows[2]);
+                if (mask & (1 << RS_SAPE)) { /* a ratio past the range is left out of the sum */
+                    double ape = fabs(r) / fmax(fabs(y[j]), eps);
+                    if (isfinite(ape))
+                        lows[2] = lowest_of(ape, lows[2]);
+                }
                 if (w)
                     lows[3] = lowest_of(w[j], lows[3]);
             }

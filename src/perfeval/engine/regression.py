@@ -30,13 +30,13 @@ from perfeval.summaries.ranking import group_codes
 from perfeval.summaries.regression import (
     ROW_SUMS,
     SKLEARN_EPS,
-    TM_MAPE_EPS,
     LostBits,
     RegressionSummary,
     deviance_rows,
     grouped_quantiles,
     log_rows,
     lost_reason,
+    mape_tm_rows,
     no_percentage,
     ratio,
     row_means,
@@ -424,18 +424,37 @@ class _GroupSums:
         self._means: dict[str, np.ndarray] = {}
         #: each sum a product of which lost bits: the groups where it did (a boolean a group)
         self._lost: dict[str, np.ndarray] = {}
+        #: each sum a row's term of which is beyond float64's range ("sape": MAPE's ratio), left out:
+        #: the groups where it is (a boolean a group)
+        self._over: dict[str, np.ndarray] = {}
         #: the sums read since it was set to a set (:func:`_checked_value`), None: not noted
         self.reading: set[str] | None = None
         bounds = np.append(starts, len(y))
         try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
             if (means or fractions) and not keys:  # the rows read through the order, on two threads
                 self._means, made = row_means(
-                    bounds, y, s, w, means, order=order, fractions=fractions, lost_groups=self._lost
+                    bounds,
+                    y,
+                    s,
+                    w,
+                    means,
+                    order=order,
+                    fractions=fractions,
+                    lost_groups=self._lost,
+                    over_groups=self._over,
                 )
             else:  # integers (a pass to find their scale first): the columns gathered, read twice
                 y, s, w = self.y, self.s, self.w
                 self._means, made = row_means(
-                    bounds, y, s, w, means, (*keys, "weight"), fractions=fractions, lost_groups=self._lost
+                    bounds,
+                    y,
+                    s,
+                    w,
+                    means,
+                    (*keys, "weight"),
+                    fractions=fractions,
+                    lost_groups=self._lost,
+                    over_groups=self._over,
                 )
         except OverflowError as e:
             raise InvalidDataError(str(e)) from None
@@ -488,7 +507,16 @@ class _GroupSums:
                 self._made[key] = _group_products(self.starts, self.w)
             elif key in ROW_SUMS and not factors:  # a row sum made only as a mean: its integers now
                 bounds = np.append(self.starts, len(self.y))
-                got = row_sums(bounds, self.y, self.s, self.w, (key,), scaled=True, lost_groups=self._lost)
+                got = row_sums(
+                    bounds,
+                    self.y,
+                    self.s,
+                    self.w,
+                    (key,),
+                    scaled=True,
+                    lost_groups=self._lost,
+                    over_groups=self._over,
+                )
                 ((v, d),) = got.values()
                 arr = np.empty(len(self.starts), dtype=object)
                 arr[:] = v
@@ -498,6 +526,17 @@ class _GroupSums:
             if lost and lost[0].any():
                 self._lost[key] = lost[0]
         return self._made[key]
+
+    def over_in(self, key: str, groups: np.ndarray | None = None) -> None:
+        """The groups where a row's term of the sum ``key`` is beyond float64's range (``groups``: a
+        boolean a group, or :attr:`_over`'s), noted to be finished alone (:func:`_beyond_alone`: the
+        measure's own function says NaN and why).
+        """
+        over = self._over.get(key) if groups is None else groups
+        if over is None or not over.any():
+            return
+        had = self.__dict__.get("alone")
+        self.__dict__["alone"] = over if had is None else had | over
 
     def _read(self, *keys: str) -> None:
         if self.reading is not None:
@@ -666,16 +705,13 @@ def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
     if name == "MAPE":
         eps = sp.kwargs.get("eps", "none")
         if eps == "torchmetrics":
-            with np.errstate(over="ignore"):
-                term = np.abs(gs.y - gs.s) / np.maximum(np.abs(gs.y), TM_MAPE_EPS)
-            if not np.isfinite(term).all():
-                raise InvalidDataError(
-                    "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
-                    "range of a 64-bit float"
-                )
+            term, big = mape_tm_rows(gs.y, gs.s, gs.w)
+            if big is not None:  # a row's ratio beyond float64's range (left out): its group alone
+                gs.over_in("sape_tm", gs.rows_where(big) > 0)
             gs.made("sape_tm", term)
             return _divide(*gs.get("sape_tm", "weight"))
         v = _divide(*gs.get("sape", "weight"))
+        gs.over_in("sape")  # a row's ratio beyond float64's range (left out): its group finished alone
         if eps == "none":
             v[gs.rows_where(no_percentage(gs.y)) > 0] = math.nan
         return v

@@ -30,6 +30,7 @@ from perfeval.summaries.regression import (
     beyond_reason,
     checked_products,
     deviance_rows,
+    mape_range_reason,
     ratio,
     row_range_reason,
     weighted_median,
@@ -218,16 +219,13 @@ def mape(s: RegressionSummary, eps: str = "none") -> Finished:
     (:data:`MAPE_EPS`), a target of 0 counted as the tool counts it.
     """
     what = "the weighted mean of |r| / |y|"
-    if eps == "sklearn":
-        s.exact("MAPE", "sape")
-        return _mean(s, s.sape, what, scale=False)
-    if eps == "torchmetrics":
-        s.exact("MAPE", "sape_tm")
-        return _mean(s, s.sape_tm, what, scale=False)
-    if s.zero_weight:
+    key = "sape_tm" if eps == "torchmetrics" else "sape"
+    if eps == "none" and s.zero_weight:
         return Finished(math.nan, why=zero_targets_why(s.zero_rows))
-    s.exact("MAPE", "sape")
-    return _mean(s, s.sape, what, scale=False)
+    if not s.in_range(key):  # a row's ratio beyond float64's range: left out of the sum
+        return Finished(math.nan, why=mape_range_reason(eps))
+    s.exact("MAPE", key)
+    return _mean(s, s.sape_tm if eps == "torchmetrics" else s.sape, what, scale=False)
 
 
 def median_absolute_error(s: RegressionSummary) -> Finished:

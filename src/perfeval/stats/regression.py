@@ -72,6 +72,7 @@ from perfeval.summaries.regression import (
     deviance_rows,
     exact_sum,
     log_rows,
+    mape_tm_rows,
     no_percentage,
     row_sums,
 )
@@ -201,15 +202,10 @@ class Replicas:
         self.devs = [
             (np.where(big, 0.0, d), ok) for (d, ok), big in zip(self.devs, self.dev_big, strict=True)
         ]
-        self.tm_mape = None  # MAPE:eps=torchmetrics's per-case term
+        self.tm_mape = None  # MAPE:eps=torchmetrics's per-case term (0 where beyond float64's range)
+        self.tm_big = None  # the cases where it is: a replicate that draws one is NaN for that MAPE
         if self.need["mape_tm"]:
-            with np.errstate(over="ignore"):
-                self.tm_mape = np.abs(self.y - self.s) / np.maximum(np.abs(self.y), TM_MAPE_EPS)
-            if not np.isfinite(self.tm_mape).all():
-                raise InvalidDataError(
-                    "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
-                    "range of a 64-bit float"
-                )
+            self.tm_mape, self.tm_big = mape_tm_rows(self.y, self.s)
         self.sle = None  # MSLE's and RMSLE's per-case log error and domain
         if self.need["msle"]:
             self.sle = log_rows(self.y, self.s)
@@ -225,8 +221,9 @@ class Replicas:
         if self.whole:
             return RegressionSummary.from_checked(self.y, self.s, v, **self.need)
         lost: set[str] = set()  # the sums a product of which lost bits (the measures reading one: NaN)
+        over: set[str] = set()  # the sums a drawn case's term of which is beyond float64's range
         try:
-            got = row_sums(None, self.y, self.s, v, (*self.keys, "weight"), lost=lost)
+            got = row_sums(None, self.y, self.s, v, (*self.keys, "weight"), lost=lost, over=over)
         except OverflowError as e:
             raise InvalidDataError(
                 f"a bootstrap replicate: {e} (a case weighs up to ~20 times its weight)"
@@ -241,15 +238,16 @@ class Replicas:
             devs = [checked_products(d, v) for d, _ in self.devs]
             fields["dev"] = tuple(t for t, _ in devs)
             lost.update(f"dev{p!r}" for p, (_, bits) in zip(self.need["powers"], devs, strict=True) if bits)
-            over = {
+            over.update(
                 f"dev{p!r}"
                 for p, big in zip(self.need["powers"], self.dev_big, strict=True)
                 if big.any() and (v[big] > 0).any()
-            }
-            fields["over"] = frozenset(over)
+            )
             fields["bad"] = tuple(exact_sum(v[~ok]) for _, ok in self.devs)
             fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
         if self.tm_mape is not None:
+            if self.tm_big is not None and (v[self.tm_big] > 0).any():
+                over.add("sape_tm")
             sape_tm, bits = checked_products(self.tm_mape, v)
             fields.update(mape_tm=True, sape_tm=sape_tm)
             if bits:
@@ -274,7 +272,7 @@ class Replicas:
             fields.update(maxerr=True, maxabs=float(drawn.max()) if len(drawn) else 0.0)
         if self.order is not None:  # every case, sorted by |r|, with its weight (0: no case)
             fields.update(medae=True, absres=self.sorted_abs, absw=v[self.order])
-        return RegressionSummary(**fields, lost=frozenset(lost))
+        return RegressionSummary(**fields, lost=frozenset(lost), over=frozenset(over))
 
     def values(self, v: np.ndarray) -> np.ndarray:
         """Every measure on the cases weighted by ``v`` (NaN where undefined, and where a sum it reads
