@@ -354,3 +354,20 @@ def test_the_scikit_learn_forms():
     assert math.isfinite(f.root_mean_squared_error(y, p))
     with pytest.raises(perfeval.InvalidDataError, match="squared errors is about"):
         f.mean_squared_error(y, p)
+
+
+def test_the_quantiles_residual_beyond_the_range_is_said_as_it_is():
+    """D2_AE's constant prediction (the targets' median) 1.7e308 from a target: that residual is no
+    float64 (said so, per group too); a product with a weight is never beyond the exact sums, so the
+    reason no longer names one."""
+    from perfeval.measures.regression import D2_QUANTILE_RANGE
+
+    y = np.array([1.7e308, -1.7e308, -1.7e308])
+    got = quiet_evaluate(np.r_[y, Y], np.r_[y, P], groups=[1, 1, 1, 2, 2, 2, 2, 2, 2], measures=["d2_ae"])
+    alone = quiet_evaluate(y, y, measures=["d2_ae", "mae"])
+    assert (
+        alone["MAE"] == 0.0 and math.isnan(alone["D2_AE"]) and alone.results["D2_AE"].why == D2_QUANTILE_RANGE
+    )
+    assert D2_QUANTILE_RANGE.startswith("a target minus the targets' quantile is beyond the range")
+    assert "product" not in D2_QUANTILE_RANGE
+    assert whys_of(got)["D2_AE"] == {"1": D2_QUANTILE_RANGE}

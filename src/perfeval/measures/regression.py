@@ -314,10 +314,12 @@ D2_QUANTILE_CONSTANT = (
 )
 #: why D2_TWEEDIE is NaN when the constant mean has no loss
 D2_MEAN_CONSTANT = _constant_why("mean") + " (scikit-learn's d2_tweedie_score raises ZeroDivisionError)"
-#: why D2_PINBALL and D2_AE are NaN when a residual from the targets' quantile is beyond float64
+#: why D2_PINBALL and D2_AE are NaN when a residual from the targets' quantile is beyond float64 (a
+#: product of one with a weight is not: the exact sums keep it, csrc/exact.c ``add_product``)
 D2_QUANTILE_RANGE = (
-    "a target minus the targets' quantile (or its product with a weight) is beyond the range "
-    "of a 64-bit float"
+    "a target minus the targets' quantile is beyond the range of a 64-bit float (that row's loss "
+    "under the constant prediction is no float64); scale the targets and the predictions: D^2 does "
+    "not change with their scale"
 )
 
 
