@@ -19,15 +19,18 @@
  *   one factor a:       a
  *   two factors a, b:   p, e with a b = p + e
  *   three factors:      a b = p1 + e1; p1 c = p2 + e2; e1 c = p3 + e3; the terms p2, e2, p3, e3
- * A term that is not finite (a product or a split beyond float64's range) makes the call return None
- * (the Python layer says why).
+ * A product beyond float64's range (or whose split is: |a| above about 2**996) is added exactly all the
+ * same, from the factors' mantissas (add_product): the accumulator reaches 2**3072, so no sum of
+ * finite factors overflows; the measures read from it say when their own value is beyond the range.
+ * A factor that is not finite makes the call return None (the Python layer says why).
  */
 #include "native.h"
 
 /* limbs of 32 bits: the lowest bit of a limb 0 is 2**-1126 (a float64 subnormal's last bit times
- * 2**-52); the highest bit of a float64 is at 2**1024, 2150 bits up; 72 limbs leave room for the
- * sum of 2**60 such numbers */
-#define LIMBS 72
+ * 2**-52); the highest bit of a float64 is at 2**1024, 2150 bits up, and of a product of three
+ * float64 at 2**3072, 4198 bits up (add_product: the products beyond float64's range kept exact);
+ * 138 limbs leave room for the sum of 2**60 such numbers */
+#define LIMBS 138
 #define LIMB_BITS 32
 #define LIMB_MASK 0xffffffffLL
 /* a limb grows by less than 2**32 a term: carried every 2**30 terms it stays below 2**62 */
@@ -79,6 +82,71 @@ static inline int add_term(acc_t *A, double x)
     if (k + 2 > A->hi)
         A->hi = k + 2;
     return 0;
+}
+
+/* the exact product of the nf (2 or 3) finite float64 f[0..nf) added: from their mantissas (a whole
+ * number of at most 159 bits) at the sum of their positions, for a product two_product cannot make
+ * (beyond float64's range, or a split that is).  Bits below 2**-1074 (a tiny factor times a huge
+ * one) are dropped and 1 returned (lost, as tp_lost says of two_product's terms); else 0.  It adds
+ * less than 2**32 to each limb, as add_term does (one term). */
+static int add_product(acc_t *A, const double *f, int nf)
+{
+    uint64_t m[3] = {1, 1, 1}, neg = 0;
+    long pos = 0;
+    for (int k = 0; k < nf; k++) {
+        uint64_t bits;
+        memcpy(&bits, &f[k], sizeof bits);
+        int p = position(bits, &m[k]);
+        if (p < 0)
+            return 0; /* a factor 0: nothing added (not finite: never asked) */
+        neg ^= bits >> 63;
+        pos += p - (k ? 1126 : 0);
+    }
+    unsigned __int128 p2 = (unsigned __int128)m[0] * m[1];
+    unsigned __int128 lo = (unsigned __int128)(uint64_t)p2 * m[2], hi = (unsigned __int128)(uint64_t)(p2 >> 64) * m[2];
+    unsigned __int128 mid = (lo >> 64) + (uint64_t)hi;
+    uint64_t w[4] = {(uint64_t)lo, (uint64_t)mid, (uint64_t)(hi >> 64) + (uint64_t)(mid >> 64), 0};
+    int lost = 0;
+    if (pos < 52) { /* bits below 2**-1074: dropped */
+        long sh = 52 - pos;
+        if (sh >= 192) {
+            lost = (w[0] | w[1] | w[2]) != 0;
+            return lost;
+        }
+        int q = (int)(sh / 64), r = (int)(sh % 64);
+        for (int j = 0; j < q; j++)
+            lost |= w[j] != 0;
+        if (r)
+            lost |= (w[q] & ((1ULL << r) - 1)) != 0;
+        uint64_t v[4] = {0, 0, 0, 0};
+        for (int j = 0; j + q < 3; j++)
+            v[j] = r ? (w[j + q] >> r) | (j + q + 1 < 3 ? w[j + q + 1] << (64 - r) : 0) : w[j + q];
+        memcpy(w, v, sizeof w);
+        pos = 52;
+    }
+    int k = (int)(pos / LIMB_BITS), o = (int)(pos % LIMB_BITS);
+    uint32_t c[7];
+    for (int j = 0; j < 7; j++) { /* the 32-bit chunks of w 2**o */
+        long b = 32L * j - o;     /* bit of w at the chunk's bit 0 */
+        uint64_t x = 0;
+        if (b >= 0 && b < 192) {
+            int q = (int)(b / 64), r = (int)(b % 64);
+            x = w[q] >> r;
+            if (r > 32 && q + 1 < 4)
+                x |= w[q + 1] << (64 - r);
+        } else if (b < 0) {
+            x = w[0] << -b;
+        }
+        c[j] = (uint32_t)x;
+    }
+    long long *L = A->limb, s = -(long long)neg;
+    for (int j = 0; j < 7; j++)
+        L[k + j] += ((long long)c[j] ^ s) - s;
+    if (k < A->lo)
+        A->lo = k;
+    if (k + 6 > A->hi)
+        A->hi = k + 6;
+    return lost;
 }
 
 /* the limbs lo..hi in [0, 2**32), what they carried added to limb hi + 1, which holds the sign (the
@@ -568,15 +636,29 @@ PyObject *nv_exact_sums(PyObject *Py_UNUSED(self), PyObject *args)
                 since += 1;
             } else if (nf == 2) {
                 double e, p = two_product(a[i], b[i], &e);
-                gl |= tp_lost(a[i], b[i], p);
-                r = add_term(&A, p) | add_term(&A, e);
+                if (isfinite(p) && isfinite(e)) {
+                    gl |= tp_lost(a[i], b[i], p);
+                    r = add_term(&A, p) | add_term(&A, e);
+                } else if (isfinite(a[i]) && isfinite(b[i])) { /* beyond the range: exact all the same */
+                    double f[2] = {a[i], b[i]};
+                    gl |= add_product(&A, f, 2);
+                } else {
+                    r = -1;
+                }
                 since += 2;
             } else {
                 double e1, p1 = two_product(a[i], b[i], &e1), e2, e3;
                 double p2 = two_product(p1, c[i], &e2), p3 = two_product(e1, c[i], &e3);
-                if (c[i] != 0.0) /* times 0: every term 0, exact */
-                    gl |= tp_lost(a[i], b[i], p1) | tp_lost(p1, c[i], p2) | tp_lost(e1, c[i], p3);
-                r = add_term(&A, p2) | add_term(&A, e2) | add_term(&A, p3) | add_term(&A, e3);
+                if (isfinite(p2) && isfinite(e2) && isfinite(p3) && isfinite(e3)) {
+                    if (c[i] != 0.0) /* times 0: every term 0, exact */
+                        gl |= tp_lost(a[i], b[i], p1) | tp_lost(p1, c[i], p2) | tp_lost(e1, c[i], p3);
+                    r = add_term(&A, p2) | add_term(&A, e2) | add_term(&A, p3) | add_term(&A, e3);
+                } else if (isfinite(a[i]) && isfinite(b[i]) && isfinite(c[i])) { /* beyond the range */
+                    double f[3] = {a[i], b[i], c[i]};
+                    gl |= add_product(&A, f, 3);
+                } else {
+                    r = -1;
+                }
                 since += 4;
             }
             if (since >= CARRY_EVERY) {
@@ -707,7 +789,8 @@ typedef struct {
     double *quot[RS_N]; /* each group's quotient of sum k by the weights' (NULL: not asked) */
     double *frac[2];    /* each group's R2 and explained variance (NULL: not asked) */
     int bad;            /* 1: a difference or a product beyond float64's range; 2: a weights' sum below 0 */
-    int lost;           /* bit k: a product of sum k lost bits below 2**-1074 (tp_lost) */
+    int lost;           /* bit k: a product of sum k lost bits below 2**-1074 (tp_lost); bit RS_N: a
+                           row's ratio of MAPE (of weight > 0) is beyond float64's range, left out */
     int32_t *glost;     /* each group's own such bits */
 } rs_job;
 
@@ -730,19 +813,25 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
                 __builtin_prefetch(w + k);
         }
         double yi = y[i], r = yi - yh[i], a = fabs(r), ape = 0.0;
-        /* MAPE's ratio only when asked, or when it could be past the range (the check): |r| over at
-         * least 2**-52 is below 2**1022 when |r| <= 2**969 */
-        if (use & (1 << RS_SAPE) || !(a <= 0x1p969))
+        /* MAPE's ratio only when asked (a ratio past the range: said, bit RS_N, and left out: the
+         * measures that read it are NaN, the others are not concerned) */
+        if (use & (1 << RS_SAPE))
             ape = a / fmax(fabs(yi), eps);
-        if (!J->pre && (!isfinite(r) || !isfinite(ape)))
+        if (!J->pre && !isfinite(r))
             bad = 1;
         double t[4];
         int nt;
 #define RS_ADD(K, X)                                                                                               \
     if (w) {                                                                                                       \
         t[0] = two_product((X), w[i], &t[1]);                                                                      \
-        lost |= tp_lost((X), w[i], t[0]) << (K);                                                                   \
-        bad |= add_term(&A[K], t[0]) | add_term(&A[K], t[1]);                                                      \
+        if (isfinite(t[0]) && isfinite(t[1])) {                                                                    \
+            lost |= tp_lost((X), w[i], t[0]) << (K);                                                               \
+            bad |= add_term(&A[K], t[0]) | add_term(&A[K], t[1]);                                                  \
+        } else if (isfinite(X)) { /* beyond the range: exact all the same */                                       \
+            double f[2] = {(X), w[i]};                                                                             \
+            lost |= add_product(&A[K], f, 2) << (K);                                                               \
+        } else                                                                                                     \
+            bad = 1;                                                                                               \
     } else                                                                                                         \
         bad |= add_term(&A[K], (X));
 #define RS_ADD2(K, X)                                                                                              \
@@ -759,9 +848,18 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
             t[1] = e1;                                                                                             \
             nt = 2;                                                                                                \
         }                                                                                                          \
-        lost |= l << (K);                                                                                          \
+        int fin = isfinite(X);                                                                                     \
         for (int j = 0; j < nt; j++)                                                                               \
-            bad |= add_term(&A[K], t[j]);                                                                          \
+            fin &= isfinite(t[j]);                                                                                 \
+        if (fin) {                                                                                                 \
+            lost |= l << (K);                                                                                      \
+            for (int j = 0; j < nt; j++)                                                                           \
+                bad |= add_term(&A[K], t[j]);                                                                      \
+        } else if (isfinite(X)) { /* beyond the range (or a split that is): exact all the same */                  \
+            double f[3] = {(X), (X), w ? w[i] : 1.0};                                                              \
+            lost |= add_product(&A[K], f, w ? 3 : 2) << (K);                                                       \
+        } else                                                                                                     \
+            bad = 1;                                                                                               \
     }
         if (use & (1 << RS_SY)) {
             RS_ADD(RS_SY, yi)
@@ -780,7 +878,10 @@ static int rs_rows(rs_job *J, Py_ssize_t g)
             RS_ADD(RS_SPOS, fmax(r, 0.0))
         }
         if (use & (1 << RS_SAPE)) {
-            RS_ADD(RS_SAPE, ape)
+            if (isfinite(ape)) {
+                RS_ADD(RS_SAPE, ape)
+            } else if (!w || w[i] > 0.0)
+                lost |= 1 << RS_N;
         }
         if (use & (1 << RS_W))
             bad |= add_term(&A[RS_W], w ? w[i] : 1.0);
@@ -867,14 +968,13 @@ static void *rs_groups(void *arg)
     return NULL;
 }
 
-/* 1 if a row of [lo, hi) (read through `ord` if not NULL) has a difference y - yhat, or MAPE's ratio,
- * beyond float64's range, else 0 */
+/* 1 if a row of [lo, hi) (read through `ord` if not NULL) has a difference y - yhat beyond float64's
+ * range, else 0 */
 static int diffs_code(const double *y, const double *yh, const long long *ord, Py_ssize_t lo, Py_ssize_t hi)
 {
     for (Py_ssize_t i = lo; i < hi; i++) {
         Py_ssize_t j = ord ? (Py_ssize_t)ord[i] : i;
-        double r = y[j] - yh[j], ape = fabs(r) / fmax(fabs(y[j]), DBL_EPSILON);
-        if (!isfinite(r) || !isfinite(ape))
+        if (!isfinite(y[j] - yh[j]))
             return 1;
     }
     return 0;
@@ -910,8 +1010,11 @@ static int diffs_code(const double *y, const double *yh, const long long *ord, P
  * have to be scaled back, correctly rounded only where the value is a normal float64.  Only data of
  * about 1e-150 or smaller (a square's last bits below 2**-1074), subnormals, or such residuals times
  * small weights are NaN; the common case costs one comparison a product (|p| >= 2**-968).
- * Codes: 1, a target minus its prediction (or the ratio of MAPE) beyond float64's range; 2, a
- * product beyond it (code 1 first, as the numpy form checks r before any product). */
+ * lost's bit RS_N (and glost's): a row's ratio of MAPE, |r| / max(|y|, eps), of weight > 0, is beyond
+ * float64's range (made only when sum RS_SAPE is asked): left out of the sum, whose measures (MAPE)
+ * the caller makes NaN with why; no other sum is concerned.
+ * Codes: 1, a target minus its prediction beyond float64's range; 2, a product beyond it (code 1
+ * first, as the numpy form checks r before any product). */
 PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *bo, *yo, *po, *wo, *oo = Py_None;
@@ -956,15 +1059,19 @@ PyObject *nv_regression_sums(PyObject *Py_UNUSED(self), PyObject *args)
         NOGIL_BEGIN
         for (Py_ssize_t i = lo; i < hi; i++) {
             Py_ssize_t j = ord ? (Py_ssize_t)ord[i] : i;
-            double r = y[j] - yh[j], a = fabs(r), ape = a / fmax(fabs(y[j]), eps);
-            if (!isfinite(r) || !isfinite(ape)) {
+            double r = y[j] - yh[j];
+            if (!isfinite(r)) {
                 code = 1;
                 break;
             }
             if (scaled) {
                 lows[0] = lowest_of(y[j], lows[0]);
                 lows[1] = lowest_of(r, lows[1]);
-                lows[2] = lowest_of(ape, lows[2]);
+                if (mask & (1 << RS_SAPE)) { /* a ratio past the range is left out of the sum */
+                    double ape = fabs(r) / fmax(fabs(y[j]), eps);
+                    if (isfinite(ape))
+                        lows[2] = lowest_of(ape, lows[2]);
+                }
                 if (w)
                     lows[3] = lowest_of(w[j], lows[3]);
             }

@@ -16,7 +16,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import perfeval
-from perfeval.summaries.regression import SHIFT, exact_products, exact_sums, scaled_sums, two_product
+from perfeval.summaries.regression import (
+    SHIFT,
+    checked_products,
+    exact_products,
+    exact_sums,
+    scaled_sums,
+    two_product,
+)
 
 
 def terms(*factors):
@@ -67,10 +74,12 @@ def test_exact_sums_are_the_exact_sum_of_the_terms_in_any_order(d, k):
     if k == 3:
         fs = [fs[0], fs[1], np.abs(fs[2])]  # a weight
     want = ref(*fs)
-    if want is None:
-        assert exact_sums(None, *fs) is None
-        with pytest.raises(OverflowError):
-            exact_products(*fs)
+    if want is None:  # a term beyond float64's range: the exact products summed all the same (they
+        # were refused: None, OverflowError), unless a product lost bits below 2**-1074
+        total, lost = checked_products(*fs)
+        exact = sum((math.prod(Fraction(float(f[i])) for f in fs) for i in range(len(fs[0]))), Fraction(0))
+        assert lost or total == exact * 2**SHIFT
+        assert exact_sums(None, *fs) == [total]
         return
     assert exact_products(*fs) == want
     perm = rng.permutation(len(fs[0]))
@@ -86,25 +95,34 @@ def test_group_sums_are_each_group_alone_and_scaled_ones_the_same_numbers(d, k, 
     n = len(fs[0])
     bounds = np.array([0, *sorted(c % (n + 1) for c in cuts), n], dtype=np.int64)
     full = exact_sums(bounds, *fs)
-    if ref(*fs) is None:
-        assert full is None and scaled_sums(bounds, *fs) is None
-        return
-    assert full == [ref(*(f[a:b] for f in fs)) for a, b in zip(bounds, bounds[1:], strict=False)]
+    if ref(*fs) is None:  # a term beyond the range: each group's sum that of the group alone
+        assert full == [
+            exact_sums(None, *(f[a:b] for f in fs))[0] for a, b in zip(bounds, bounds[1:], strict=False)
+        ]
+    else:
+        assert full == [ref(*(f[a:b] for f in fs)) for a, b in zip(bounds, bounds[1:], strict=False)]
     sums, e = scaled_sums(bounds, *fs)
     assert -1074 <= e
     assert [Fraction(v) * Fraction(2) ** e for v in sums] == [Fraction(v, 2**SHIFT) for v in full]
 
 
-def test_a_term_beyond_float64s_range_is_none_and_the_summary_says_so():
+def test_a_product_beyond_float64s_range_is_summed_exactly_and_a_value_beyond_is_said():
+    """Products beyond float64's range were refused (None, OverflowError, the whole run); now summed
+    exactly (csrc/exact.c, add_product); a factor not finite is still None, a difference beyond the
+    range still refused, and a measure whose value is beyond the range NaN with why."""
     big = np.array([1e300, 1.0])
-    assert exact_sums(None, big, big) is None
+    assert exact_sums(None, big, big) == [(int(Fraction(1e300) ** 2) + 1) << SHIFT]
+    assert exact_products(big, big, big) == (int(Fraction(1e300) ** 3) + 1) << SHIFT
     assert exact_sums(None, np.array([np.inf])) is None
-    with pytest.raises(OverflowError, match="beyond the range of a 64-bit float"):
-        exact_products(big, big)
-    with pytest.raises(perfeval.InvalidDataError, match="beyond the range of a 64-bit float"):
-        perfeval.evaluate([1e300, 1.0], [-1e300, 0.0], measures=["mse_reg"])
-    with pytest.raises(perfeval.InvalidDataError, match="beyond the range of a 64-bit float"):
-        perfeval.evaluate([1e300, 1.0], [-1e300, 0.0], groups=[1, 2], measures=["mse_reg"])
+    for groups in (None, [1, 2]):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = perfeval.evaluate([1e300, 1.0], [-1e300, 0.0], groups=groups, measures=["mse_reg", "mae"])
+        mse = r.results["MSE_REG"]
+        assert math.isnan(mse.value if groups is None else mse.per_group[0])
+        assert (r["MAE"] if groups is None else r.results["MAE"].per_group[0] / 2) == 1e300
+        with pytest.raises(perfeval.InvalidDataError, match="beyond the range of a 64-bit float"):
+            perfeval.evaluate([1e308, 1.0], [-1e308, 0.0], groups=groups, measures=["mae"])
 
 
 def test_sums_of_many_rows_carry_and_keep_the_sign():
@@ -176,23 +194,32 @@ def test_row_sums_in_one_pass_are_the_sums_of_the_numpy_columns(d, weighted, cut
         "srr": (r, r),
         "sabs": (a,),
         "spos": (np.maximum(r, 0.0),),
-        "sape": (ape,),
+        "sape": (np.where(np.isfinite(ape), ape, 0.0),),  # a ratio beyond the range: left out, said
         "weight": (np.ones(n),) if w is None else (),
     }
     bounds = np.array([0, *sorted(c % (n + 1) for c in cuts), n], dtype=np.int64)
-    if not (np.isfinite(r).all() and np.isfinite(ape).all()):
+    if not np.isfinite(r).all():
         with pytest.raises(OverflowError, match="a target minus its prediction"):
             row_sums(bounds, y, p, w)
         return
+    big = ~np.isfinite(ape) & (True if w is None else w > 0)
+    over_groups: dict = {}
+    row_sums(bounds, y, p, w, over_groups=over_groups)
+    if big.any():
+        said = [bool(big[lo:hi].any()) for lo, hi in zip(bounds, bounds[1:], strict=False)]
+        assert over_groups["sape"].tolist() == said
+    else:
+        assert over_groups == {}
     want = {}
     for k in ROW_SUMS:
         fs = [*factors[k], w] if (factors[k] or w is None) else [w]
         fs = [f for f in fs if f is not None]
         want[k] = [ref(*(f[lo:hi] for f in fs)) for lo, hi in zip(bounds, bounds[1:], strict=False)]
-    if any(None in v for v in want.values()):
-        with pytest.raises(OverflowError, match="a product of a target"):
-            row_sums(bounds, y, p, w)
-        return
+        if None in want[k]:  # a product beyond the range (refused before): exact_sums' exact product
+            want[k] = [
+                exact_sums(None, *(f[lo:hi] for f in fs))[0]
+                for lo, hi in zip(bounds, bounds[1:], strict=False)
+            ]
     got = row_sums(bounds, y, p, w)
     assert {k: v[0] for k, v in got.items()} == want
     assert {v[1] for v in got.values()} == {-SHIFT}

@@ -350,15 +350,23 @@ def test_many_rows_on_two_threads_are_the_ratios_of_the_integers(weighted):
         row_means(bounds, y, p, w, ("sabs",), order=order)
 
 
-def test_mapes_ratio_past_the_range_is_said_on_the_means_path_too():
-    """The sums' pass checks every row's |r| / max(|y|, eps) as the pass before it did (code 1),
-    though the means alone never divide it: a difference in range whose ratio is not."""
+def test_mapes_ratio_past_the_range_concerns_mape_alone():
+    """A difference in range whose ratio |r| / max(|y|, eps) is not: the sums without MAPE's made
+    (the pass refused them before, code 1, whatever was asked), MAPE's said beyond for that group
+    alone (``over_groups``), its other groups' sums as they are."""
     y, p = np.array([1e-300, 1.0]), np.array([-1e293, 0.5])
     bounds = np.array([0, 1, 2], dtype=np.int64)
     for w in (None, np.array([1.0, 2.0])):
-        with pytest.raises(OverflowError, match="a target minus its prediction"):
-            row_means(bounds, y, p, w, ("sabs",))
-        with pytest.raises(OverflowError, match="a target minus its prediction"):
-            row_sums(bounds, y, p, w, ("sabs", "weight"), scaled=True)
-    with pytest.raises(perfeval.InvalidDataError, match="a target minus its prediction"):
-        perfeval.evaluate(y, p, groups=[1, 2], measures=["mae"], task="regression")
+        means, _ = row_means(bounds, y, p, w, ("sabs",))
+        assert means["sabs"].tolist() == [1e293, 0.5]
+        over: dict = {}
+        got = row_sums(bounds, y, p, w, ("sabs", "sape", "weight"), scaled=True, over_groups=over)
+        assert over["sape"].tolist() == [True, False]
+        v, d = got["sape"]
+        assert v[0] == 0 and Fraction(v[1]) * Fraction(2) ** d == Fraction(0.5) * (1 if w is None else 2)
+    r = perfeval.evaluate(y, p, groups=[1, 2], measures=["mae", "mape:eps=sklearn"], task="regression")
+    assert r.results["MAE"].per_group.tolist() == [1e293, 0.5]
+    assert (
+        np.isnan(r.results["MAPE:eps=sklearn"].per_group[0])
+        and r.results["MAPE:eps=sklearn"].per_group[1] == 0.5
+    )

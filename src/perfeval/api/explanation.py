@@ -460,7 +460,10 @@ def _explain_regression(
     rows = {tool: {} for tool in TOOLS if tool in wanted}  # type: dict[str, dict[str, Cell]]
     for s in specs:
         r = base.results[s.label]
-        got = regression_cells(facts, s, r.value, lost=r.why == lost_reason(s.measure.name))
+        beyond = (
+            r.why if math.isnan(r.value) and "beyond the range of a 64-bit float" in (r.why or "") else None
+        )
+        got = regression_cells(facts, s, r.value, lost=r.why == lost_reason(s.measure.name), beyond=beyond)
         for tool, row in rows.items():
             value, why, rules = got[tool]
             row[s.label] = Cell(value, why, rules)

@@ -188,7 +188,9 @@ class Facts:
         sum of squares of ``values``): a few roundings a level of a pairwise sum, of the terms' sizes.
         """
         n = max(len(values), 1)
-        size = float(np.sum(values * values)) + float(np.sum(np.abs(values))) * abs(float(np.mean(values)))
+        with np.errstate(over="ignore"):  # data about 1e200: inf, no bound (torchmetrics' sums overflow)
+            mean = abs(float(np.mean(values)))
+            size = float(np.sum(values * values)) + float(np.sum(np.abs(values))) * mean
         return _SUM_ULPS * (math.log2(n) + 2) * SKLEARN_EPS * size
 
 
@@ -316,15 +318,17 @@ def _sklearn_rules(f: Facts, spec: MeasureSpec, fn: str) -> list[str]:
     return []
 
 
-def _torchmetrics_cell(f: Facts, spec: MeasureSpec, ours: float, lost: bool) -> tuple[float, str, list[str]]:
+def _torchmetrics_cell(
+    f: Facts, spec: MeasureSpec, ours: float, lost: bool, beyond: str | None = None
+) -> tuple[float, str, list[str]]:
     name = spec.measure.name
     fn = TORCHMETRICS_NAMES.get(name)
     if fn is None:
         return math.nan, "not defined by torchmetrics", []
     if f.w is not None:
         return math.nan, f"torchmetrics' {fn.split('(')[0]} takes no sample weights", []
-    if lost:
-        return _lost_cell(spec)
+    if lost or beyond:
+        return _lost_cell(spec, beyond)
     compute = _TM.get(name)
     assert compute is not None
     try:
@@ -559,18 +563,26 @@ def _rel(a: float, b: float) -> float:
     return abs(a - b) / max(abs(b), 1e-300)
 
 
-def _lost_cell(spec: MeasureSpec) -> tuple[float, str, list[str]]:
-    """A tool's cell where a sum of the measure ``spec`` lost bits: no value, and why."""
-    return math.nan, "not reproduced (from perfeval's exact sums): " + lost_reason(spec.measure.name), []
+def _lost_cell(spec: MeasureSpec, why: str | None = None) -> tuple[float, str, list[str]]:
+    """A tool's cell where a sum of the measure ``spec`` lost bits (or, ``why``, where perfeval's
+    value is NaN for that reason: a number beyond float64's range): no value, and why.
+    """
+    why = why or lost_reason(spec.measure.name)
+    return math.nan, "not reproduced (from perfeval's exact sums): " + why, []
 
 
 def regression_cells(
-    f: Facts, spec: MeasureSpec, ours: float, *, lost: bool = False
+    f: Facts, spec: MeasureSpec, ours: float, *, lost: bool = False, beyond: str | None = None
 ) -> dict[str, tuple[float, str, list[str]]]:
     """Each tool's (value, why there is none, rules) of one measure.  ``lost``: perfeval's value is
     NaN because a sum it reads lost bits below ``2**-1074``: each tool's, computed from the same sums,
-    is not given either (:func:`_lost_cell`), nor where a tool's own sums lost them.
+    is not given either (:func:`_lost_cell`), nor where a tool's own sums lost them.  ``beyond``:
+    perfeval's value is NaN for this reason, a number beyond float64's range (the value, or a row's
+    deviance): each tool's is not given either, with that reason (the tools give inf or NaN there).
     """
+    if beyond:
+        cell = _lost_cell(spec, beyond)
+        return {"sklearn": cell, "torchmetrics": _torchmetrics_cell(f, spec, ours, False, beyond)}
     if lost:
         sk = _lost_cell(spec)
     else:

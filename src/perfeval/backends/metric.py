@@ -1724,6 +1724,9 @@ def regression_from_state(state: Any, specs: list[MeasureSpec]) -> Any:
             "a regression summary that does not say which of its sums lost bits below 2**-1074 (written "
             "before perfeval said so): update a new Metric from the rows"
         )
+    if "over" not in state:  # written before a row's deviance past float64's range was said so: such
+        # a row was refused then, so none is in it (every sum it holds is of float64 terms)
+        state = {**state, "over": frozenset()}
     summary = RegressionSummary(**state)
     want = empty_summary(specs)
     if summary.kept() != want.kept():
@@ -1748,7 +1751,12 @@ def regression_from_state(state: Any, specs: list[MeasureSpec]) -> Any:
         isinstance(k, str) for k in summary.lost
     ):
         raise ValueError("a regression summary whose inexact sums are not named")
-    return replace(summary, lost=frozenset(summary.lost))  # a state as plain values: a list
+    if not isinstance(summary.over, (frozenset, set, list, tuple)) or not all(
+        isinstance(k, str) for k in summary.over
+    ):
+        raise ValueError("a regression summary whose sums of rows past float64's range are not named")
+    # a state as plain values: lists
+    return replace(summary, lost=frozenset(summary.lost), over=frozenset(summary.over))
 
 
 def _joined_ids(

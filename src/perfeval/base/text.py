@@ -99,3 +99,19 @@ def place(source: str) -> str:
     'standard input'
     """
     return source if source in OWN_SOURCES else cell(source)
+
+
+def decimals(v: float) -> str:
+    """A float for a table: six decimals, or six significant digits where six decimals would not
+    show its digits: a magnitude of 1e15 or more (``8.40272e+198``, not some 200 digits) or nonzero
+    below 5e-7 (``4.06e-10``, not ``0.000000``).  NaN and infinities as Python writes them.
+
+    Examples
+    --------
+    >>> decimals(0.5), decimals(4.06e-10), decimals(8.4027230594493766e198), decimals(123456.0)
+    ('0.500000', '4.06e-10', '8.40272e+198', '123456.000000')
+    """
+    a = abs(v)
+    if (a >= 1e15 and a != float("inf")) or (a != 0 and a < 5e-7):
+        return f"{v:.6g}"
+    return f"{v:.6f}"

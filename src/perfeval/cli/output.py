@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from perfeval.base.text import shown
+from perfeval.base.text import decimals, shown
 
 # The statistics (perfeval.stats) are imported where intervals are printed: `list-measures` and
 # `sample` print through this module too.
@@ -50,12 +50,13 @@ def write(text: str) -> None:
 
 def number(v: Any) -> str:
     """A cell: floats with six decimals (nan as ``nan``; a value that six decimals would show as 0,
-    4.06e-10, with six significant digits instead), anything else as text.
+    4.06e-10, or in some 200 digits, 8.40272e+198, with six significant digits instead:
+    :func:`perfeval.base.text.decimals`), anything else as text.
     """
     if isinstance(v, float):
         if math.isnan(v):
             return "nan"
-        return f"{v:.6g}" if v != 0 and abs(v) < 5e-7 else f"{v:.6f}"
+        return decimals(v)
     return str(v)
 
 

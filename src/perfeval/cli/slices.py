@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from perfeval.base.text import shown
+from perfeval.base.text import decimals, shown
 from perfeval.exceptions import InvalidParameterError
 
 # numpy and the slices' door (api/slices.py) are imported where slices are asked: `perfeval --help`
@@ -372,7 +372,7 @@ def _cell(v: Any) -> str:
     if isinstance(v, float):
         if math.isnan(v):
             return "n/a"
-        return f"{v:.6f}"
+        return decimals(v)
     return str(v)
 
 

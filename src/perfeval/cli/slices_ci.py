@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from perfeval.base.text import shown
+from perfeval.base.text import decimals, shown
 from perfeval.exceptions import InvalidParameterError
 
 # the statistics are imported where intervals are asked (`perfeval eval --by` alone loads none).
@@ -103,7 +103,7 @@ def _names(names: list[str]) -> str:
 
 
 def _cell(v: float) -> str:
-    return "n/a" if math.isnan(v) else f"{v:.6f}"
+    return "n/a" if math.isnan(v) else decimals(v)
 
 
 def widen(rows: list[list[str]], report: Any, s: Any) -> list[list[str]]:

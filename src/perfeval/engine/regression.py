@@ -30,13 +30,13 @@ from perfeval.summaries.ranking import group_codes
 from perfeval.summaries.regression import (
     ROW_SUMS,
     SKLEARN_EPS,
-    TM_MAPE_EPS,
     LostBits,
     RegressionSummary,
     deviance_rows,
     grouped_quantiles,
     log_rows,
     lost_reason,
+    mape_tm_rows,
     no_percentage,
     ratio,
     row_means,
@@ -424,18 +424,37 @@ class _GroupSums:
         self._means: dict[str, np.ndarray] = {}
         #: each sum a product of which lost bits: the groups where it did (a boolean a group)
         self._lost: dict[str, np.ndarray] = {}
+        #: each sum a row's term of which is beyond float64's range ("sape": MAPE's ratio), left out:
+        #: the groups where it is (a boolean a group)
+        self._over: dict[str, np.ndarray] = {}
         #: the sums read since it was set to a set (:func:`_checked_value`), None: not noted
         self.reading: set[str] | None = None
         bounds = np.append(starts, len(y))
         try:  # every sum ``keys`` in one compiled pass, at one scale; the differences checked always
             if (means or fractions) and not keys:  # the rows read through the order, on two threads
                 self._means, made = row_means(
-                    bounds, y, s, w, means, order=order, fractions=fractions, lost_groups=self._lost
+                    bounds,
+                    y,
+                    s,
+                    w,
+                    means,
+                    order=order,
+                    fractions=fractions,
+                    lost_groups=self._lost,
+                    over_groups=self._over,
                 )
             else:  # integers (a pass to find their scale first): the columns gathered, read twice
                 y, s, w = self.y, self.s, self.w
                 self._means, made = row_means(
-                    bounds, y, s, w, means, (*keys, "weight"), fractions=fractions, lost_groups=self._lost
+                    bounds,
+                    y,
+                    s,
+                    w,
+                    means,
+                    (*keys, "weight"),
+                    fractions=fractions,
+                    lost_groups=self._lost,
+                    over_groups=self._over,
                 )
         except OverflowError as e:
             raise InvalidDataError(str(e)) from None
@@ -488,7 +507,16 @@ class _GroupSums:
                 self._made[key] = _group_products(self.starts, self.w)
             elif key in ROW_SUMS and not factors:  # a row sum made only as a mean: its integers now
                 bounds = np.append(self.starts, len(self.y))
-                got = row_sums(bounds, self.y, self.s, self.w, (key,), scaled=True, lost_groups=self._lost)
+                got = row_sums(
+                    bounds,
+                    self.y,
+                    self.s,
+                    self.w,
+                    (key,),
+                    scaled=True,
+                    lost_groups=self._lost,
+                    over_groups=self._over,
+                )
                 ((v, d),) = got.values()
                 arr = np.empty(len(self.starts), dtype=object)
                 arr[:] = v
@@ -498,6 +526,17 @@ class _GroupSums:
             if lost and lost[0].any():
                 self._lost[key] = lost[0]
         return self._made[key]
+
+    def over_in(self, key: str, groups: np.ndarray | None = None) -> None:
+        """The groups where a row's term of the sum ``key`` is beyond float64's range (``groups``: a
+        boolean a group, or :attr:`_over`'s), noted to be finished alone (:func:`_beyond_alone`: the
+        measure's own function says NaN and why).
+        """
+        over = self._over.get(key) if groups is None else groups
+        if over is None or not over.any():
+            return
+        had = self.__dict__.get("alone")
+        self.__dict__["alone"] = over if had is None else had | over
 
     def _read(self, *keys: str) -> None:
         if self.reading is not None:
@@ -612,10 +651,37 @@ def _checked_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
     finally:
         read, gs.reading = gs.reading, None
     lost = gs.lost_in(*read)
-    if lost is None:
+    if lost is not None:
+        gs.__dict__["lost:" + sp.label] = lost  # for the groups' reasons
+        v = np.where(lost, math.nan, np.asarray(v, dtype=np.float64))
+    return _beyond_alone(sp, gs, v)
+
+
+def _beyond_alone(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> np.ndarray:
+    """``v`` with the groups whose value is past float64's range (+-inf: the exact sums are kept
+    whatever their size, their quotient is not a float64), or that have a row whose own term is
+    (a deviance: ``gs.alone``), finished as that group alone is (:func:`summary_values` of its own
+    rows: the measure's function says NaN and why, or gives the root of RMSE that is in the range),
+    their reasons kept for :func:`_group_whys`.  Such groups are few: each is summed again alone.
+    """
+    flagged = gs.__dict__.pop("alone", None)
+    v = np.asarray(v, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        mask = np.isinf(v)
+    if flagged is not None:
+        mask = mask | flagged
+    if not mask.any():
         return v
-    gs.__dict__["lost:" + sp.label] = lost  # for the groups' reasons
-    return np.where(lost, math.nan, np.asarray(v, dtype=np.float64))
+    v = v.copy()
+    said: dict[int, str | None] = {}
+    for k in np.flatnonzero(mask).tolist():
+        lo, hi = int(gs.starts[k]), int(gs.ends[k])
+        w = None if gs.w is None else gs.w[lo:hi]
+        r = summary_values([sp], _summary(gs.y[lo:hi], gs.s[lo:hi], w, [sp]))[sp.label]
+        v[k] = r.value
+        said[k] = r.why
+    gs.__dict__["alone:" + sp.label] = said
+    return v
 
 
 def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
@@ -639,16 +705,13 @@ def _group_value(sp: MeasureSpec, gs: _GroupSums) -> np.ndarray:
     if name == "MAPE":
         eps = sp.kwargs.get("eps", "none")
         if eps == "torchmetrics":
-            with np.errstate(over="ignore"):
-                term = np.abs(gs.y - gs.s) / np.maximum(np.abs(gs.y), TM_MAPE_EPS)
-            if not np.isfinite(term).all():
-                raise InvalidDataError(
-                    "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
-                    "range of a 64-bit float"
-                )
+            term, big = mape_tm_rows(gs.y, gs.s, gs.w)
+            if big is not None:  # a row's ratio beyond float64's range (left out): its group alone
+                gs.over_in("sape_tm", gs.rows_where(big) > 0)
             gs.made("sape_tm", term)
             return _divide(*gs.get("sape_tm", "weight"))
         v = _divide(*gs.get("sape", "weight"))
+        gs.over_in("sape")  # a row's ratio beyond float64's range (left out): its group finished alone
         if eps == "none":
             v[gs.rows_where(no_percentage(gs.y)) > 0] = math.nan
         return v
@@ -681,8 +744,12 @@ def _group_deviance(gs: _GroupSums, p: float) -> tuple[np.ndarray, np.ndarray, n
     scale), and whether the group has a row outside the deviance's domain.
     """
     dev, ok = deviance_rows(gs.y, gs.s, p)
-    if not np.isfinite(dev).all():
-        raise InvalidDataError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
+    big = ~np.isfinite(dev)
+    if big.any():  # a row's deviance past float64's range: its group finished alone (NaN, and why)
+        dev = np.where(big, 0.0, dev)
+        over = gs.rows_where(big if gs.w is None else big & (gs.w > 0)) > 0
+        had = gs.__dict__.get("alone")
+        gs.__dict__["alone"] = over if had is None else had | over
     gs.made(f"dev{p!r}", dev)
     total, W = gs.get(f"dev{p!r}", "weight")
     if f"bad{p!r}" not in gs.__dict__:  # each group's rows outside the domain, for its reason
@@ -823,6 +890,13 @@ class _Reasons:
         self.say(np.ones(len(self.told), dtype=bool), text)
 
 
+def _say_alone(said: _Reasons, nan: np.ndarray, alone: dict[int, str | None] | None) -> None:
+    """The reasons of the groups finished alone (:func:`_beyond_alone`), said first: their own."""
+    for i, k in enumerate(nan.tolist()):
+        if alone and k in alone and alone[k]:
+            said.say(np.arange(len(nan)) == i, str(alone[k]))
+
+
 def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | None]:
     """Why each NaN group of one measure's values ``v`` is NaN (in the order of the NaN groups), in
     the words of the measure over that group's rows alone (:mod:`perfeval.measures.regression`), read
@@ -835,6 +909,7 @@ def _group_whys(sp: MeasureSpec, gs: _GroupSums, v: np.ndarray) -> list[str | No
         return []
     name = sp.measure.name
     said = _Reasons(len(nan))
+    _say_alone(said, nan, gs.__dict__.get("alone:" + sp.label))
     if name in ("D2_PINBALL", "D2_AE"):
         alpha = float(sp.kwargs.get("alpha", 0.5))
         alone = gs.__dict__.get(f"d2q{alpha!r}alone")

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from perfeval.base.text import decimals
 from perfeval.exceptions import MissingDependencyError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures.spec import with_threshold
@@ -519,7 +520,7 @@ class Report:
         lines = [f"{'measure':<{width}}  {'value':>10}"]
         for k, r in self.results.items():
             extra = f"  ({len(r.undefined)} undefined groups)" if r.undefined else ""
-            lines.append(f"{k:<{width}}  {r.value:>10.6f}{extra}")
+            lines.append(f"{k:<{width}}  {decimals(r.value):>10}{extra}")
         task = self.params.get("task")
         if task == "regression":  # what was computed, and why the target was read so
             how = self.params.get("task_from")

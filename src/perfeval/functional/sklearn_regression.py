@@ -129,6 +129,16 @@ def _summaries(yt: Array, yp: Array, w: Array | None, **needs: Any) -> list[Regr
     return out
 
 
+def _sure(f: Any) -> float:
+    """A measure's value (:class:`~perfeval.measures.multiclass.Finished`), refused in one line where
+    it is NaN because a number is beyond float64's range (its reason: scikit-learn would give inf or
+    NaN; a function of one value has no room for the reason beside a NaN).
+    """
+    if math.isnan(f.value) and f.why and "beyond the range of a 64-bit float" in f.why:
+        raise InvalidDataError(f.why)
+    return float(f.value)
+
+
 def _average(errors: Array, multioutput: Any) -> float | Array:
     """scikit-learn's average over the outputs: the values, their mean, or their weighted mean."""
     if isinstance(multioutput, str):
@@ -150,7 +160,7 @@ def mean_absolute_error(
 ) -> float | Array:
     """scikit-learn's ``mean_absolute_error`` (perfeval's MAE, a column of the outputs each)."""
     sums, mo = _mean_of("mean_absolute_error", y_true, y_pred, sample_weight, multioutput)
-    return _average(np.array([R.mae(s).value for s in sums]), mo)
+    return _average(np.array([_sure(R.mae(s)) for s in sums]), mo)
 
 
 def mean_squared_error(
@@ -158,7 +168,7 @@ def mean_squared_error(
 ) -> float | Array:
     """scikit-learn's ``mean_squared_error`` (perfeval's MSE_REG)."""
     sums, mo = _mean_of("mean_squared_error", y_true, y_pred, sample_weight, multioutput)
-    return _average(np.array([R.mse(s).value for s in sums]), mo)
+    return _average(np.array([_sure(R.mse(s)) for s in sums]), mo)
 
 
 def root_mean_squared_error(
@@ -168,7 +178,7 @@ def root_mean_squared_error(
     average).
     """
     sums, mo = _mean_of("root_mean_squared_error", y_true, y_pred, sample_weight, multioutput)
-    return _average(np.array([R.rmse(s).value for s in sums]), mo)
+    return _average(np.array([_sure(R.rmse(s)) for s in sums]), mo)
 
 
 def mean_absolute_percentage_error(
@@ -180,7 +190,7 @@ def mean_absolute_percentage_error(
     sums, mo = _mean_of("mean_absolute_percentage_error", y_true, y_pred, sample_weight, multioutput)
     for s in sums:
         s.exact("MAPE", "sape")
-    return _average(np.array([ratio(s.sape, s.weight) for s in sums]), mo)
+    return _average(np.array([_sure(R.mape(s, eps="sklearn")) for s in sums]), mo)
 
 
 def median_absolute_error(
@@ -212,7 +222,7 @@ def mean_pinball_loss(
             f"Got {alpha!r} instead."
         )
     sums, mo = _mean_of(fn, y_true, y_pred, sample_weight, multioutput)
-    return _average(np.array([R.pinball(s, float(alpha)).value for s in sums]), mo)
+    return _average(np.array([_sure(R.pinball(s, float(alpha))) for s in sums]), mo)
 
 
 def _explained(
@@ -283,7 +293,7 @@ def _deviance(
         )
     (s,) = _summaries(yt, yp, w, powers=(float(power),))
     if not d2:
-        return R.tweedie_deviance(s, float(power)).value
+        return _sure(R.tweedie_deviance(s, float(power)))
     got = S.d2_tweedie(s, y, w, float(power))
     if got is None:
         raise InvalidDataError(
@@ -390,7 +400,7 @@ def _log_error(
             f"{fn}: {what} cannot be used when targets contain values less than or equal to -1."
         )
     measure = R.rmsle if root else R.msle
-    return _average(np.array([measure(s).value for s in _summaries(yt, yp, w, msle=True)]), multioutput)
+    return _average(np.array([_sure(measure(s)) for s in _summaries(yt, yp, w, msle=True)]), multioutput)
 
 
 def mean_squared_log_error(

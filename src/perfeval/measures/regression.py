@@ -27,9 +27,12 @@ from perfeval.summaries.regression import (
     TM_MAPE_EPS,
     LostBits,
     RegressionSummary,
+    beyond_reason,
     checked_products,
     deviance_rows,
+    mape_range_reason,
     ratio,
+    row_range_reason,
     weighted_median,
     weighted_quantile,
 )
@@ -106,10 +109,38 @@ def log_why(n: int) -> str:
     )
 
 
-def _mean(s: RegressionSummary, total: int) -> Finished:
+def _value(num: int, den: int, what: str, *, scale: bool = True) -> Finished:
+    """``num / den`` correctly rounded (``den > 0``), or NaN with why when that is beyond float64's
+    range (:func:`~perfeval.summaries.regression.beyond_reason`: ``what`` it is; ``scale``: the value
+    changes with the data's scale): never an infinity for a finite number.
+    """
+    v = ratio(num, den)
+    if math.isinf(v):
+        return Finished(math.nan, why=beyond_reason(what, num, den, scale=scale))
+    return Finished(v)
+
+
+def _mean(s: RegressionSummary, total: int, what: str, *, scale: bool = True) -> Finished:
     if s.weight == 0:
         return Finished(math.nan, why=NO_CASE)
-    return Finished(ratio(total, s.weight))
+    return _value(total, s.weight, what, scale=scale)
+
+
+def _root(num: int, den: int, what: str) -> Finished:
+    """The square root of ``num / den`` (``num >= 0``, ``den > 0``) as :func:`rmse` takes it, the
+    quotient rounded once and then its root; where the quotient is beyond float64's range, the same
+    two roundings on it scaled by ``4**-k`` (exact: a power of two), the root scaled back by ``2**k``
+    (exact), so that a root in the range is given; NaN with why beyond it.
+    """
+    v = ratio(num, den)
+    if not math.isinf(v):
+        return Finished(math.sqrt(v))
+    k = max(0, (num.bit_length() - den.bit_length() - 1000) // 2)
+    v = math.sqrt(ratio(num, den << (2 * k)))
+    try:
+        return Finished(math.ldexp(v, k))
+    except OverflowError:
+        return Finished(math.nan, why=beyond_reason(what, num, den, root=True))
 
 
 def mae(s: RegressionSummary) -> Finished:
@@ -117,7 +148,7 @@ def mae(s: RegressionSummary) -> Finished:
     ``2**-1074``: :meth:`RegressionSummary.exact`; unweighted, no product).
     """
     s.exact("MAE", "sabs")
-    return _mean(s, s.sabs)
+    return _mean(s, s.sabs, "the weighted mean of the absolute errors")
 
 
 def mse(s: RegressionSummary) -> Finished:
@@ -129,13 +160,17 @@ def mse(s: RegressionSummary) -> Finished:
 
 def _mse(s: RegressionSummary, name: str) -> Finished:
     s.exact(name, "srr")
-    return _mean(s, s.srr)
+    return _mean(s, s.srr, "the weighted mean of the squared errors")
 
 
 def rmse(s: RegressionSummary) -> Finished:
-    """Root mean squared error: the square root of :func:`mse` (as scikit-learn takes it)."""
-    f = _mse(s, "RMSE")
-    return Finished(math.sqrt(f.value), why=f.why) if not math.isnan(f.value) else f
+    """Root mean squared error: the square root of :func:`mse` (as scikit-learn takes it); where
+    MSE itself is beyond float64's range but its root is not, that root (:func:`_root`).
+    """
+    s.exact("RMSE", "srr")
+    if s.weight == 0:
+        return Finished(math.nan, why=NO_CASE)
+    return _root(s.srr, s.weight, "the root of the weighted mean of the squared errors")
 
 
 def _fraction_explained(s: RegressionSummary, num: int) -> Finished:
@@ -147,7 +182,12 @@ def _fraction_explained(s: RegressionSummary, num: int) -> Finished:
     den, _ = s.sst()
     if den == 0:
         return Finished(math.nan, why=CONSTANT_TARGETS)
-    return Finished(ratio(den - num, den))
+    return _value(den - num, den, _R2_WHAT, scale=False)
+
+
+#: what R2 and EXPVAR are, and the D^2 scores, when beyond float64's range (:func:`_value`)
+_R2_WHAT = "the fraction explained (1 - the residuals' sum of squares over the targets')"
+_D2_WHAT = "the fraction explained (1 - the model's loss over the constant prediction's)"
 
 
 def r2(s: RegressionSummary) -> Finished:
@@ -178,16 +218,14 @@ def mape(s: RegressionSummary, eps: str = "none") -> Finished:
     ``eps="sklearn"`` or ``"torchmetrics"``: each ``|y|`` floored at that tool's epsilon
     (:data:`MAPE_EPS`), a target of 0 counted as the tool counts it.
     """
-    if eps == "sklearn":
-        s.exact("MAPE", "sape")
-        return _mean(s, s.sape)
-    if eps == "torchmetrics":
-        s.exact("MAPE", "sape_tm")
-        return _mean(s, s.sape_tm)
-    if s.zero_weight:
+    what = "the weighted mean of |r| / |y|"
+    key = "sape_tm" if eps == "torchmetrics" else "sape"
+    if eps == "none" and s.zero_weight:
         return Finished(math.nan, why=zero_targets_why(s.zero_rows))
-    s.exact("MAPE", "sape")
-    return _mean(s, s.sape)
+    if not s.in_range(key):  # a row's ratio beyond float64's range: left out of the sum
+        return Finished(math.nan, why=mape_range_reason(eps))
+    s.exact("MAPE", key)
+    return _mean(s, s.sape_tm if eps == "torchmetrics" else s.sape, what, scale=False)
 
 
 def median_absolute_error(s: RegressionSummary) -> Finished:
@@ -208,7 +246,7 @@ def pinball(s: RegressionSummary, alpha: float = 0.5) -> Finished:
     a = Fraction(float(alpha))  # exact: the float's own value
     m, d = a.numerator, a.denominator
     neg = s.spos - s.sr  # sum w max(-r, 0) = sum w max(r, 0) - sum w r, exactly
-    return Finished(ratio(m * s.spos + (d - m) * neg, s.weight * d))
+    return _value(m * s.spos + (d - m) * neg, s.weight * d, "the weighted mean pinball loss")
 
 
 def tweedie_power_ok(power: float) -> bool:
@@ -244,8 +282,10 @@ def tweedie_deviance(s: RegressionSummary, power: float = 0.0) -> Finished:
     total, bad, rows = s.deviance(power)
     if bad:
         return Finished(math.nan, why=domain_why(rows, power))
+    if not s.in_range(f"dev{power!r}"):
+        return Finished(math.nan, why=row_range_reason(f"the Tweedie deviance (power {power:g})"))
     s.exact("TWEEDIE_DEV", f"dev{power!r}")
-    return Finished(ratio(total, s.weight))
+    return _value(total, s.weight, f"the weighted mean Tweedie deviance (power {power:g})")
 
 
 def poisson_deviance(s: RegressionSummary) -> Finished:
@@ -274,10 +314,12 @@ D2_QUANTILE_CONSTANT = (
 )
 #: why D2_TWEEDIE is NaN when the constant mean has no loss
 D2_MEAN_CONSTANT = _constant_why("mean") + " (scikit-learn's d2_tweedie_score raises ZeroDivisionError)"
-#: why D2_PINBALL and D2_AE are NaN when a residual from the targets' quantile is beyond float64
+#: why D2_PINBALL and D2_AE are NaN when a residual from the targets' quantile is beyond float64 (a
+#: product of one with a weight is not: the exact sums keep it, csrc/exact.c ``add_product``)
 D2_QUANTILE_RANGE = (
-    "a target minus the targets' quantile (or its product with a weight) is beyond the range "
-    "of a 64-bit float"
+    "a target minus the targets' quantile is beyond the range of a 64-bit float (that row's loss "
+    "under the constant prediction is no float64); scale the targets and the predictions: D^2 does "
+    "not change with their scale"
 )
 
 
@@ -323,7 +365,7 @@ def d2_pinball(s: RegressionSummary, alpha: float = 0.5) -> Finished:
     num, den = got
     if den == 0:
         return Finished(math.nan, why=D2_QUANTILE_CONSTANT)
-    return Finished(ratio(den - num, den))
+    return _value(den - num, den, _D2_WHAT, scale=False)
 
 
 def d2_absolute_error(s: RegressionSummary) -> Finished:
@@ -350,6 +392,8 @@ def d2_tweedie_parts(s: RegressionSummary, power: float) -> tuple[int, int] | Fi
     total, bad, rows = s.deviance(power)
     if bad:
         return Finished(math.nan, why=domain_why(rows, power))
+    if not s.in_range(f"dev{power!r}"):
+        return Finished(math.nan, why=row_range_reason(f"the Tweedie deviance (power {power:g})"))
     s.exact("D2_TWEEDIE", "sy", f"dev{power!r}")
     mean = ratio(s.sy, s.weight)
     why = mean_domain_why(power, mean)
@@ -387,7 +431,7 @@ def d2_tweedie(s: RegressionSummary, power: float = 0.0) -> Finished:
         num, den = got
     if den <= 0:
         return Finished(math.nan, why=D2_MEAN_CONSTANT)
-    return Finished(ratio(den - num, den))
+    return _value(den - num, den, _D2_WHAT, scale=False)
 
 
 # -- scikit-learn's max_error and squared log errors --------------------------------------------------

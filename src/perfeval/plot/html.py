@@ -29,7 +29,7 @@ import numpy as np
 from perfeval._version import __version__
 from perfeval.api.evaluation import evaluate
 from perfeval.base.checks import to_numpy
-from perfeval.base.text import shown
+from perfeval.base.text import decimals, shown
 from perfeval.engine import DEFAULT_MEASURES
 from perfeval.measures import parse_measure
 from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
@@ -113,7 +113,7 @@ def _esc(text: Any) -> str:
 def _fmt(v: float) -> str:
     if math.isinf(v):
         return "+infinity" if v > 0 else "-infinity"
-    return "undefined" if math.isnan(v) else f"{v:.6f}"
+    return "undefined" if math.isnan(v) else decimals(v)
 
 
 def _cell(v: Any, why: str | None = None) -> str:
@@ -122,7 +122,7 @@ def _cell(v: Any, why: str | None = None) -> str:
         if not math.isfinite(v):
             title = f' title="{_esc(why)}"' if why else ""
             return f'<td class="num undef"{title}>{_fmt(float(v))}</td>'
-        return f'<td class="num">{v:.6f}</td>'
+        return f'<td class="num">{decimals(float(v))}</td>'
     if isinstance(v, (int, np.integer)):
         return f'<td class="num">{v:,}</td>'
     return f"<td>{_esc(str(v))}</td>"

@@ -59,7 +59,8 @@ class Interval:
         Why the interval is not a range around the estimate, or '' when it is: the replicates lie
         on one side of the estimate (the measure is biased under resampling), so that the interval
         does not contain it, or, every replicate on one side, BCa's bias correction is infinite and
-        its bounds NaN (:func:`interval`).
+        its bounds NaN (:func:`interval`).  Student's t: why its bounds are NaN, a number beyond
+        float64's range (:func:`range_why`).
     left_out : str
         Which replicates the interval leaves out, and why, or '' when it reads every one: a
         whole-group bootstrap over few groups draws no group with a value in a share e^-G of its
@@ -95,7 +96,7 @@ class Comparison:
     regression's mean loss) or the bootstrap's interval method (``"bca"``, ``"percentile"``).
     ``p_at_floor`` is True when a bootstrap's p-value is the least it can give, 2 / (R + 1) for R
     replicates (no replicate difference on the far side of zero): the p-value is then a bound, p <=
-    ``p_value``, not an estimate.
+    ``p_value``, not an estimate.  ``note``: as :class:`Interval`'s.
     """
 
     label: str
@@ -191,10 +192,16 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
         else "more than 5% of the replicates leave the value undefined (e.g. a replicate without a "
         f"positive): no interval{'' if isinstance(result, Interval) else ' or test'} from a biased subset"
     )
+    bounds = math.isfinite(result.low) and math.isfinite(result.high)
     for k in rest:
         v = getattr(result, k)
         if v is None or not math.isfinite(v):
             why[k] = text
+            if k == "se" and bounds and not bad and result.method not in ANALYTIC:
+                why[k] = (  # replicates about 1e308, or about 1e-308 (:func:`unscaled`)
+                    "the standard deviation of the replicates is beyond the range of a 64-bit float, "
+                    "or nonzero below its normal range (its last bits lost)"
+                )
     return why
 
 
@@ -221,7 +228,7 @@ def warn_one_sided(results: Any, model: str = "") -> None:
     for name, r in results.items():
         if isinstance(r, dict):
             warn_one_sided(r, f"{name}: ")
-        elif r.note:
+        elif r.note and r.method not in ANALYTIC:  # an analytic one's: why its numbers are NaN
             warn(BootstrapBiasWarning(f"{model}{name}: {r.note}"))
 
 
@@ -325,14 +332,97 @@ def percentile(reps: np.ndarray, level: float, observed: bool = False) -> tuple[
     return quantiles(reps, (a, 1.0 - a), observed)
 
 
+#: the magnitudes within which a spread's squares (and the acceleration's cubes) of values are
+#: float64s with every bit: values outside are scaled by a power of two first (:func:`spread`)
+_SQUARES_SAFE = (2.0**-300, 2.0**300)
+
+
+def _outside(m: float) -> bool:
+    """Whether a largest magnitude ``m`` (finite) is outside :data:`_SQUARES_SAFE` (0: inside)."""
+    return m != 0.0 and not _SQUARES_SAFE[0] <= m <= _SQUARES_SAFE[1]
+
+
+def _exponent(x: np.ndarray) -> int:
+    """The binary exponent of the largest ``|x|`` (``x`` finite, not all 0): ``x * 2**-k`` in [0.5, 1)."""
+    return math.frexp(float(np.max(np.abs(x))))[1]
+
+
+def spread(x: np.ndarray) -> tuple[float, int]:
+    """The standard deviation (divisor n - 1) of finite ``x`` (n >= 2) as ``(s, k)``, the deviation
+    being ``s * 2**k`` (:func:`unscaled`).  ``k`` 0 and ``s`` numpy's ``x.std(ddof=1)``, its bits,
+    when the largest ``|x|`` lies within :data:`_SQUARES_SAFE`: the squares neither overflow nor fall
+    below float64's normal range.  Else (values about 1e200, whose squares overflow, or about 1e-200,
+    whose squares underflow to 0) the same on ``x * 2**-k`` (exact: a power of two), ``k`` the
+    largest ``|x|``'s exponent: the same bits as that std of an unbounded exponent's float.
+    """
+    m = float(np.max(np.abs(x))) if len(x) else 0.0
+    if not _outside(m):
+        return float(x.std(ddof=1)), 0
+    k = _exponent(x)
+    return float(np.ldexp(x, -k).std(ddof=1)), k
+
+
+def _size(s: float, k: int) -> str:
+    """``s * 2**k`` (``s > 0``, finite) in two digits, whatever its size."""
+    lg = math.log10(s) + k * math.log10(2.0)
+    e = math.floor(lg)
+    m = round(10 ** (lg - e), 1)
+    if m >= 10:
+        m, e = 1.0, e + 1
+    return f"{m:g}e{e:+d}"
+
+
+def range_why(what: str, s: float, k: int) -> str:
+    """Why ``what`` (``s * 2**k``, computed at a power-of-two scale) is NaN: it is beyond float64's
+    range, or nonzero below its normal range (its last bits lost: a measure's sums losing bits below
+    ``2**-1074`` make it NaN too), its size said.
+    """
+    if math.isinf(s) or math.isnan(s):
+        return f"{what} is beyond the range of a 64-bit float (about 1.8e+308)"
+    if math.log10(abs(s)) + k * math.log10(2.0) > 0:
+        return f"{what} is about {_size(abs(s), k)}, beyond the range of a 64-bit float (about 1.8e+308)"
+    return (
+        f"{what} is about {_size(abs(s), k)}, below the normal range of a 64-bit float (about 2.2e-308): "
+        "its last bits are lost; scale the targets and the predictions (and the value back)"
+    )
+
+
+def unscaled(s: float, k: int) -> float:
+    """``s * 2**k``; NaN when that is beyond float64's range, or nonzero below its normal range (its
+    bits lost): never an infinity, nor a 0 or a subnormal for a nonzero number (:func:`range_why`).
+    """
+    if not math.isfinite(s):
+        return math.nan
+    try:
+        v = math.ldexp(s, k)
+    except OverflowError:
+        return math.nan
+    if s != 0.0 and abs(v) < _TINY:
+        return math.nan
+    return v
+
+
+_TINY = float(np.finfo(np.float64).tiny)  # 2**-1022, float64's least normal number
+
+
 def acceleration(jack: np.ndarray, weight: np.ndarray | None) -> float:
-    """The BCa acceleration from jackknife values (with multiplicities ``weight``)."""
+    """The BCa acceleration from jackknife values (with multiplicities ``weight``).
+
+    It does not change with the scale of the values: where their deviations from their mean are
+    outside :data:`_SQUARES_SAFE` (values about 1e200, whose cubes overflow, or about 1e-100, whose
+    cubes underflow to 0 and gave an acceleration of 0), the values and then the deviations are
+    scaled by powers of two (exact), the same bits as the unscaled on an unbounded exponent's float.
+    """
     w = np.ones_like(jack) if weight is None else weight
     ok = np.isfinite(jack) & (w > 0)
     jack, w = jack[ok], w[ok]
     if len(jack) < 2:
         return 0.0
+    if _outside(float(np.max(np.abs(jack)))):
+        jack = np.ldexp(jack, -_exponent(jack))  # its mean's sum cannot overflow, nor lose bits
     d = np.average(jack, weights=w) - jack
+    if _outside(float(np.max(np.abs(d)))):
+        d = np.ldexp(d, -_exponent(d))
     den = float(np.sum(w * d * d)) ** 1.5
     return float(np.sum(w * d**3)) / (6.0 * den) if den > 0 else 0.0
 
@@ -430,7 +520,7 @@ def interval(
     ok = reps[np.isfinite(reps)]
     if len(ok) < 0.95 * len(reps) or len(ok) < 2 or not math.isfinite(estimate):
         return math.nan, math.nan, math.nan, ""
-    sd = float(ok.std(ddof=1))
+    sd = unscaled(*spread(ok))  # of replicates about 1e200 or 1e-200: at a power-of-two scale
     if method == "percentile":
         lo, hi = percentile(ok, level, observed)
     else:

@@ -58,7 +58,10 @@ from perfeval.stats.intervals import (
     acceleration,
     interval,
     paired_test,
+    range_why,
+    spread,
     undefined_left_out,
+    unscaled,
 )
 from perfeval.stats.paired import paired_t_test, student_t_quantile
 from perfeval.stats.replicates import CHUNK_CELLS, JACK_GROUPS
@@ -71,6 +74,7 @@ from perfeval.summaries.regression import (
     exact_sum,
     log_rows,
     lost_reason,
+    mape_tm_rows,
     no_percentage,
     row_sums,
 )
@@ -194,20 +198,16 @@ class Replicas:
         self.keys = tuple(dict.fromkeys(k for n in names for k in _SUMS.get(n, ())))
         self.zero = no_percentage(self.y) if "MAPE" in names else None
         self.devs = [deviance_rows(self.y, self.s, p) for p in self.need["powers"]]
-        for (d, _ok), p in zip(self.devs, self.need["powers"], strict=True):
-            if not np.isfinite(d).all():
-                raise InvalidDataError(
-                    f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float"
-                )
-        self.tm_mape = None  # MAPE:eps=torchmetrics's per-case term
+        #: each power's cases whose deviance is beyond float64's range (left out of the sums: a
+        #: replicate that draws one is NaN for the measures that read it, as evaluate() says)
+        self.dev_big = [~np.isfinite(d) for d, _ in self.devs]
+        self.devs = [
+            (np.where(big, 0.0, d), ok) for (d, ok), big in zip(self.devs, self.dev_big, strict=True)
+        ]
+        self.tm_mape = None  # MAPE:eps=torchmetrics's per-case term (0 where beyond float64's range)
+        self.tm_big = None  # the cases where it is: a replicate that draws one is NaN for that MAPE
         if self.need["mape_tm"]:
-            with np.errstate(over="ignore"):
-                self.tm_mape = np.abs(self.y - self.s) / np.maximum(np.abs(self.y), TM_MAPE_EPS)
-            if not np.isfinite(self.tm_mape).all():
-                raise InvalidDataError(
-                    "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
-                    "range of a 64-bit float"
-                )
+            self.tm_mape, self.tm_big = mape_tm_rows(self.y, self.s)
         self.sle = None  # MSLE's and RMSLE's per-case log error and domain
         if self.need["msle"]:
             self.sle = log_rows(self.y, self.s)
@@ -223,8 +223,9 @@ class Replicas:
         if self.whole:
             return RegressionSummary.from_checked(self.y, self.s, v, **self.need)
         lost: set[str] = set()  # the sums a product of which lost bits (the measures reading one: NaN)
+        over: set[str] = set()  # the sums a drawn case's term of which is beyond float64's range
         try:
-            got = row_sums(None, self.y, self.s, v, (*self.keys, "weight"), lost=lost)
+            got = row_sums(None, self.y, self.s, v, (*self.keys, "weight"), lost=lost, over=over)
         except OverflowError as e:
             raise InvalidDataError(
                 f"a bootstrap replicate: {e} (a case weighs up to ~20 times its weight)"
@@ -239,9 +240,16 @@ class Replicas:
             devs = [checked_products(d, v) for d, _ in self.devs]
             fields["dev"] = tuple(t for t, _ in devs)
             lost.update(f"dev{p!r}" for p, (_, bits) in zip(self.need["powers"], devs, strict=True) if bits)
+            over.update(
+                f"dev{p!r}"
+                for p, big in zip(self.need["powers"], self.dev_big, strict=True)
+                if big.any() and (v[big] > 0).any()
+            )
             fields["bad"] = tuple(exact_sum(v[~ok]) for _, ok in self.devs)
             fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
         if self.tm_mape is not None:
+            if self.tm_big is not None and (v[self.tm_big] > 0).any():
+                over.add("sape_tm")
             sape_tm, bits = checked_products(self.tm_mape, v)
             fields.update(mape_tm=True, sape_tm=sape_tm)
             if bits:
@@ -266,7 +274,7 @@ class Replicas:
             fields.update(maxerr=True, maxabs=float(drawn.max()) if len(drawn) else 0.0)
         if self.order is not None:  # every case, sorted by |r|, with its weight (0: no case)
             fields.update(medae=True, absres=self.sorted_abs, absw=v[self.order])
-        return RegressionSummary(**fields, lost=frozenset(lost))
+        return RegressionSummary(**fields, lost=frozenset(lost), over=frozenset(over))
 
     def values(self, v: np.ndarray) -> np.ndarray:
         """Every measure on the cases weighted by ``v`` (NaN where undefined, and where a sum it reads
@@ -417,10 +425,31 @@ def _refuse(method: str, specs: list, w: Any, n: int, what: str) -> None:
         raise InvalidDataError(f"Student's t needs at least 2 cases, got {n}")
 
 
-def _t_half(sd: float, n: int, level: float) -> tuple[float, float]:
-    """(half width, standard error) of a t interval from the losses' standard deviation."""
-    se = sd / math.sqrt(n)
-    return student_t_quantile((1.0 + level) / 2.0, n - 1.0) * se, se
+def _t_interval(center: float, x: np.ndarray, level: float, what: str) -> tuple[float, float, float, str]:
+    """(low, high, standard error, note) of the t interval ``center -+ t(n - 1, (1 + level) / 2) s /
+    sqrt(n)``, ``s`` the standard deviation of the n per-case values ``x`` (losses, or their
+    differences: ``what``).  Computed at a power-of-two scale where the values' squares would leave
+    float64's range (:func:`~perfeval.stats.intervals.spread`: data about 1e200 or 1e-200; the same
+    bits as unscaled elsewhere); a number beyond the range, or nonzero below its normal range, NaN
+    and the note says why (never an infinity, nor a 0 for a nonzero number).
+    """
+    n = len(x)
+    if not np.isfinite(x).all():
+        why = f"no interval: a case's {what} is beyond the range of a 64-bit float"
+        return math.nan, math.nan, math.nan, why
+    s, k = spread(x)
+    se_s = s / math.sqrt(n)
+    half_s = student_t_quantile((1.0 + level) / 2.0, n - 1.0) * se_s
+    se, half = unscaled(se_s, k), unscaled(half_s, k)
+    if math.isnan(se):
+        return math.nan, math.nan, math.nan, "no interval: " + range_why("the standard error", se_s, k)
+    if math.isnan(half):
+        return math.nan, math.nan, se, "no interval: " + range_why("the interval's half-width", half_s, k)
+    with np.errstate(over="ignore"):
+        lo, hi = center - half, center + half
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return math.nan, math.nan, se, "no interval: a bound is beyond the range of a 64-bit float"
+    return lo, hi, se, ""
 
 
 def regression_ci(
@@ -439,8 +468,10 @@ def regression_ci(
             if not math.isfinite(e):
                 out[sp.label] = Interval(sp.label, e, math.nan, math.nan, level, "t", 0, math.nan)
                 continue
-            half, se = _t_half(float(np.std(losses(sp, y, s), ddof=1)), len(y), level)
-            out[sp.label] = Interval(sp.label, e, e - half, e + half, level, "t", 0, se)
+            with np.errstate(over="ignore"):
+                x = losses(sp, y, s)
+            lo, hi, se, note = _t_interval(e, x, level, "loss")
+            out[sp.label] = Interval(sp.label, e, lo, hi, level, "t", 0, se, note=note)
         return out
     model = Replicas(cases.y, cases.s, specs)
     reps = replicates([model], cases.w, seed, n_boot, progress)[0]
@@ -516,15 +547,19 @@ def regression_compare(
             how = methods[sp.label]
             if how == "t":
                 lo = hi = se = pv = math.nan
+                note = ""
                 if tested:
                     if sp.label not in base_losses:
-                        base_losses[sp.label] = losses(sp, y, base.s)
-                    la, lb = losses(sp, y, ca.s), base_losses[sp.label]
+                        with np.errstate(over="ignore"):
+                            base_losses[sp.label] = losses(sp, y, base.s)
+                    with np.errstate(over="ignore"):
+                        la, lb = losses(sp, y, ca.s), base_losses[sp.label]
                     with np.errstate(all="ignore"):
                         d = la - lb
-                    half, se = _t_half(float(np.std(d, ddof=1)), n, level)
-                    lo, hi, pv = diff - half, diff + half, paired_t_test(la, lb)
-                out[sp.label] = Comparison(sp.label, ea, eb, diff, lo, hi, pv, level, "t", 0, se)
+                    lo, hi, se, note = _t_interval(diff, d, level, "loss difference")
+                    if np.isfinite(d).all():  # t is computed at a power-of-two scale
+                        pv = paired_t_test(la, lb)
+                out[sp.label] = Comparison(sp.label, ea, eb, diff, lo, hi, pv, level, "t", 0, se, note=note)
                 continue
             j = boot.index(i)
 

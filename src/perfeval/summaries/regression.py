@@ -47,6 +47,10 @@ __all__ = [
     "checked_products",
     "lost_reason",
     "lost_why",
+    "beyond_reason",
+    "row_range_reason",
+    "mape_range_reason",
+    "mape_tm_rows",
     "LostBits",
     "deviance_rows",
     "log_rows",
@@ -129,6 +133,33 @@ def no_percentage(y: Array) -> Array:
     return np.abs(y) < SKLEARN_EPS
 
 
+def mape_tm_rows(y: Array, yhat: Array, w: Array | None = None) -> tuple[Array, Array | None]:
+    """Each row's ``|r| / max(|y|, 1.17e-06)`` (MAPE:eps=torchmetrics's term), 0 where that is beyond
+    float64's range (left out of its sum), and the rows (of weight > 0) where it is (a boolean a row;
+    None: none): their MAPE is NaN with why (:func:`mape_range_reason`), no other measure concerned.
+    """
+    with np.errstate(over="ignore"):
+        term = np.abs(y - yhat) / np.maximum(np.abs(y), TM_MAPE_EPS)
+    big = ~np.isfinite(term)
+    if not big.any():
+        return term, None
+    over = big if w is None else big & (w > 0)
+    return np.where(big, 0.0, term), over if over.any() else None
+
+
+def mape_range_reason(eps: str) -> str:
+    """Why MAPE (``eps``: ``"none"``, ``"sklearn"``, ``"torchmetrics"``) is NaN when a row's ratio
+    ``|r| / max(|y|, eps)`` is beyond float64's range (a target about 0 and a prediction of about
+    1e300): the row's percentage error is no float64, so no mean of them is MAPE.
+    """
+    floor = "1.17e-06" if eps == "torchmetrics" else "2.2e-16"
+    return (
+        f"the ratio |r| / max(|y|, {floor}) of a row is beyond the range of a 64-bit float (about "
+        "1.8e+308): that row's percentage error is no float64 (a target near 0 with a prediction far "
+        "from it); MAPE does not change with the scale of the targets and the predictions"
+    )
+
+
 #: the measures whose value does not change when the targets and the predictions are scaled (MAPE:
 #: but for its floor of ``|y|``)
 _SCALE_FREE = ("R2", "EXPVAR", "D2_TWEEDIE", "D2_PINBALL", "D2_AE")
@@ -160,6 +191,40 @@ def lost_why(label: str, name: str | None = None) -> str:
     ``label: ``:func:`lost_reason`.
     """
     return f"{label}: {lost_reason(label if name is None else name)}"
+
+
+def _about(num: int, den: int, root: bool = False) -> str:
+    """``num / den`` (or its square root: ``root``) in two digits, whatever its size (``den > 0``)."""
+    lg = math.log10(abs(num)) - math.log10(den)  # math.log10 takes integers of any size
+    lg = lg / 2 if root else lg
+    e = math.floor(lg)
+    m = round(10 ** (lg - e), 1)
+    if m >= 10:
+        m, e = 1.0, e + 1
+    return f"{'-' if num < 0 else ''}{m:g}e{e:+d}"
+
+
+def beyond_reason(what: str, num: int, den: int, *, root: bool = False, scale: bool = True) -> str:
+    """Why a measure is NaN whose exact value ``num / den`` (``root``: its square root; ``den > 0``)
+    is beyond float64's range: ``what`` it is, about how large, and what to do (``scale``: the value
+    changes with the data's scale).  Its exact sums are kept whatever their size (csrc/exact.c,
+    ``add_product``): only a value no float64 can hold is NaN, never one of a sum that overflowed.
+    """
+    head = f"{what} is about {_about(num, den, root)}, beyond the range of a 64-bit float (about 1.8e+308)"
+    if scale:
+        return head + "; scale the targets and the predictions (and the value back)"
+    return head
+
+
+def row_range_reason(what: str) -> str:
+    """Why a measure is NaN when a row's own term ``what`` (a row's deviance, a rounded float64 of
+    scikit-learn's formula) is beyond float64's range: the row's number is not a float64, so no sum
+    of the rows' numbers is the measure's.
+    """
+    return (
+        f"{what} of a row is beyond the range of a 64-bit float (the row's own number, as scikit-learn's "
+        "formula rounds it, is no float64); scale the targets and the predictions"
+    )
 
 
 class LostBits(InvalidDataError):
@@ -195,6 +260,8 @@ def row_sums(
     scaled: bool = False,
     lost: set[str] | None = None,
     lost_groups: dict[str, Array] | None = None,
+    over: set[str] | None = None,
+    over_groups: dict[str, Array] | None = None,
 ) -> dict[str, tuple[list[int], int]]:
     """Each group's exact sums ``keys`` of :data:`ROW_SUMS` (``w y``, ``w y^2``, ``w r``, ``w r^2``,
     ``w |r|``, ``w max(r, 0)``, ``w |r| / max(|y|, eps)``, ``w``; ``r = y - yhat``; no weights: 1),
@@ -205,13 +272,15 @@ def row_sums(
     :func:`scaled_sums` finds it), so that sums of one degree divide as they are.  ``lost``: a set
     given the keys of the sums a product of which lost bits below ``2**-1074`` (:class:`LostBits`);
     ``lost_groups``: a dict given, for each such key, which groups lost them (a boolean a group, or'ed
-    into what it holds already).
+    into what it holds already).  ``over`` and ``over_groups``: the same of ``"sape"`` when a row's
+    ratio ``|r| / max(|y|, eps)`` (of weight > 0) is beyond float64's range: left out of that sum (its
+    measures, MAPE, are NaN: :meth:`RegressionSummary.in_range`), no other sum concerned.
 
     Raises
     ------
     OverflowError
-        A difference, a ratio or a product beyond float64's range (the first check that fails, as
-        the numpy form checks them: the differences first).
+        A difference or a product beyond float64's range (the first check that fails, as the numpy
+        form checks them: the differences first).
     """
     mask = sum(1 << ROW_SUMS.index(k) for k in keys)
     b = None if bounds is None else np.ascontiguousarray(bounds, dtype=np.int64)
@@ -226,14 +295,35 @@ def row_sums(
     if isinstance(got, int):
         raise OverflowError(_TOO_BIG[got])
     sums, drops, bits, glost = got
-    _said_lost(bits, glost, lost, lost_groups)
+    _said_lost(bits, glost, lost, lost_groups, over, over_groups)
     return {k: (sums[ROW_SUMS.index(k)], drops[ROW_SUMS.index(k)] - SHIFT) for k in keys}
 
 
-def _said_lost(bits: int, glost: bytes, lost: set[str] | None, lost_groups: dict[str, Array] | None) -> None:
+#: the bit of ``regression_sums``' lost bits that says a row's ratio of MAPE is beyond float64's range
+_SAPE_OVER = 1 << len(ROW_SUMS)
+
+
+def _said_lost(
+    bits: int,
+    glost: bytes,
+    lost: set[str] | None,
+    lost_groups: dict[str, Array] | None,
+    over: set[str] | None = None,
+    over_groups: dict[str, Array] | None = None,
+) -> None:
     """The lost bits ``regression_sums`` said (``bits``: of any group, a bit a sum of :data:`ROW_SUMS`;
-    ``glost``: each group's, int32) added to ``lost`` (the keys) and ``lost_groups`` (each key's groups).
+    ``glost``: each group's, int32) added to ``lost`` (the keys) and ``lost_groups`` (each key's groups);
+    its bit :data:`_SAPE_OVER` (a row's ratio of MAPE beyond float64's range, left out of ``"sape"``)
+    to ``over`` and ``over_groups`` as ``"sape"``.
     """
+    if bits & _SAPE_OVER:
+        if over is not None:
+            over.add("sape")
+        if over_groups is not None:
+            mine = (np.frombuffer(glost, np.int32) & _SAPE_OVER).astype(bool)
+            had = over_groups.get("sape")
+            over_groups["sape"] = mine if had is None else had | mine
+        bits &= ~_SAPE_OVER
     if not bits:
         return
     keys = [(i, k) for i, k in enumerate(ROW_SUMS) if bits >> i & 1]
@@ -259,6 +349,8 @@ def row_means(
     fractions: tuple[str, ...] = (),
     lost: set[str] | None = None,
     lost_groups: dict[str, Array] | None = None,
+    over: set[str] | None = None,
+    over_groups: dict[str, Array] | None = None,
 ) -> tuple[dict[str, Array], dict[str, tuple[list[int], int]]]:
     """Each group's exact sums ``means`` (of :data:`ROW_SUMS`) divided by its weights' (no weights:
     its rows'), each quotient correctly rounded in the compiled pass (``regression_sums``: the bits of
@@ -268,8 +360,8 @@ def row_means(
     the groups' rows are ``y[order]``, ...), read through it without gathering the columns.
     ``fractions``: ``"R2"`` and/or ``"EXPVAR"``, each group's ``(S - srr W) / S`` and ``(S - (W srr -
     sr^2)) / S`` with ``S = W syy - sy^2``, from the exact sums, rounded once (NaN where ``S`` is 0),
-    in the quotients under those names.  ``lost`` and ``lost_groups``: as :func:`row_sums` (every
-    sum the pass made, those of the quotients and the fractions too).
+    in the quotients under those names.  ``lost``, ``lost_groups``, ``over`` and ``over_groups``: as
+    :func:`row_sums` (every sum the pass made, those of the quotients and the fractions too).
 
     Raises
     ------
@@ -286,7 +378,7 @@ def row_means(
     if isinstance(got, int):
         raise OverflowError(_TOO_BIG[got])
     sums, drops, quotients, bits, glost = got
-    _said_lost(bits, glost, lost, lost_groups)
+    _said_lost(bits, glost, lost, lost_groups, over, over_groups)
     out = {k: np.frombuffer(quotients[ROW_SUMS.index(k)], np.float64) for k in means}
     for f in fractions:
         out[f] = np.frombuffer(quotients[len(ROW_SUMS) + _FRACTIONS.index(f)], np.float64)
@@ -444,6 +536,11 @@ class RegressionSummary:
         The sums (``"sy"``, ``"srr"``, ..., ``"sape_tm"``, ``"sle"``, ``"dev" + repr(power)``) a
         product of which lost bits below ``2**-1074``: not exact, so a measure that reads one is NaN,
         with why (:class:`LostBits`, :func:`lost_reason`).  Merged by union.
+    over : frozenset of str
+        The sums (``"dev" + repr(power)``) a row's own term of which is beyond float64's range (a
+        row's deviance by scikit-learn's formula: no float64, left out of the sum): a measure that
+        reads one is NaN, with why (:func:`row_range_reason`).  Merged by union.  (A product of
+        float64 factors is never beyond the sums: they are kept exact whatever its size.)
     """
 
     rows: int = 0
@@ -477,6 +574,7 @@ class RegressionSummary:
     maxerr: bool = False
     maxabs: float = 0.0
     lost: frozenset[str] = frozenset()
+    over: frozenset[str] = frozenset()
 
     # -- building ---------------------------------------------------------------------------------
     @classmethod
@@ -538,24 +636,15 @@ class RegressionSummary:
         n = len(y)
         out = cls.empty(powers, medae, ydist, mape_tm, msle, maxerr)
         lost: set[str] = set()
-        try:
-            sums = row_sums(None, y, yhat, w, lost=lost)  # the differences checked first, then the products
-        except OverflowError as e:
-            if str(e) != _TOO_BIG[2]:
-                raise
-            sums = None  # a deviance beyond the range is said first, as before
-        dev, bad, bad_rows = _deviances(y, yhat, w, out.powers, lost)
-        if sums is None:
-            raise OverflowError(_TOO_BIG[2])
+        over: set[str] = set()
+        # the differences checked: beyond the range, refused; a row's ratio of MAPE beyond it: over
+        sums = row_sums(None, y, yhat, w, lost=lost, over=over)
+        dev, bad, bad_rows = _deviances(y, yhat, w, out.powers, lost, over)
         sape_tm = 0
         if mape_tm:
-            with np.errstate(over="ignore"):
-                term = np.abs(y - yhat) / np.maximum(np.abs(y), TM_MAPE_EPS)
-            if not np.isfinite(term).all():
-                raise OverflowError(
-                    "a target minus its prediction over the target (floored at 1.17e-06) is beyond the "
-                    "range of a 64-bit float"
-                )
+            term, big = mape_tm_rows(y, yhat, w)
+            if big is not None:
+                over.add("sape_tm")
             sape_tm, bits = checked_products(term, w)
             if bits:
                 lost.add("sape_tm")
@@ -615,6 +704,7 @@ class RegressionSummary:
             sle_bad_rows=sle_bad_rows,
             maxabs=maxabs,
             lost=frozenset(lost),
+            over=frozenset(over),
         )
 
     def folded(self, y: Array, yhat: Array, w: Array | None = None) -> RegressionSummary:
@@ -673,6 +763,7 @@ class RegressionSummary:
             maxerr=self.maxerr,
             maxabs=max(self.maxabs, other.maxabs),
             lost=self.lost | other.lost,
+            over=self.over | other.over,
         )
 
     @staticmethod
@@ -690,6 +781,10 @@ class RegressionSummary:
         log errors, the largest absolute residual.
         """
         return self.powers, self.medae, self.ydist, self.mape_tm, self.msle, self.maxerr
+
+    def in_range(self, *keys: str) -> bool:
+        """Whether every row's own term of the sums ``keys`` is a float64 (:attr:`over`)."""
+        return not any(k in self.over for k in keys)
 
     def exact(self, name: str, *keys: str) -> None:
         """Nothing if the sums ``keys`` are exact; else the measure ``name`` that reads them has no
@@ -737,16 +832,20 @@ class RegressionSummary:
 
 
 def _deviances(
-    y: Array, yhat: Array, w: Array | None, powers: tuple[float, ...], lost: set[str]
+    y: Array, yhat: Array, w: Array | None, powers: tuple[float, ...], lost: set[str], over: set[str]
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """For each power, the exact sum of ``w d_p`` inside the domain, the weight and the number of
-    the rows outside it (``lost``: given ``"dev" + repr(p)`` when a product lost bits).
+    the rows outside it (``lost``: given ``"dev" + repr(p)`` when a product lost bits; ``over``: when
+    a row's deviance, of weight > 0, is beyond float64's range: that row left out of the sum).
     """
     dev, bad, bad_rows = [], [], []
     for p in powers:
         d, ok = deviance_rows(y, yhat, p)
-        if not np.isfinite(d).all():
-            raise OverflowError(f"a Tweedie deviance (power {p:g}) is beyond the range of a 64-bit float")
+        big = ~np.isfinite(d)
+        if big.any():
+            if (big if w is None else big & (w > 0)).any():
+                over.add(f"dev{p!r}")
+            d = np.where(big, 0.0, d)
         total, bits = checked_products(d, w)
         dev.append(total)
         if bits:
