@@ -85,6 +85,28 @@ def test_bca_p_value_is_the_inverted_interval(seed, shift, skew, bias, accel, n)
             assert (p < 1.0 - level) == _excludes(est, reps, level, accel)
 
 
+def test_past_the_level_maps_pole_the_interval_still_widens():
+    """A large bias with a strong negative acceleration (hypothesis found it: seed 0, bias -1,
+    a = -0.1484375, 199 replicates): at levels beyond 1 - 1e-6 the BCa map's denominator 1 - a u
+    turned negative and the lower end jumped above the upper (an interval (2.0, 1.75) "leaving
+    zero out"), so the search's reference said p = 0 where the interval at 0.95 leaves zero out and
+    at 0.99 does not (p 0.043).  Past the pole an end stays at the replicates' extreme."""
+    rng = np.random.default_rng(0)
+    reps = rng.normal(size=199)
+    est = float(np.median(reps) - 1.0)
+    accel = -0.1484375
+    widths = []
+    for level in (0.5, 0.9, 0.95, 0.99, 1 - 1e-6, 1 - 1e-9, 1 - 1e-12):
+        lo, hi = bca(est, reps, level, accel)
+        assert lo <= hi, level
+        widths.append((lo, hi))
+    for (lo0, hi0), (lo1, hi1) in zip(widths, widths[1:]):
+        assert lo1 <= lo0 and hi1 >= hi0  # each level's interval holds the one before
+    assert widths[-1][0] == reps.min()  # the lower end past its pole (the upper is bounded by a < 0)
+    p, floor = bca_p_value(est, reps, accel)
+    assert not floor and 0.01 < p < 0.05 and p == pytest.approx(_by_search(est, reps, accel), abs=1e-7)
+
+
 def test_no_bias_no_acceleration_is_the_percentile_test():
     """z0 = 0 and a = 0: BCa is the percentile interval, and its p-value the percentile count's
     (to the count's (k + 1) / (R + 1) and the quantile's interpolation)."""

@@ -451,8 +451,13 @@ def bca(
     z0 = nd.inv_cdf(below)
     adj = []
     for q in ((1.0 - level) / 2.0, (1.0 + level) / 2.0):
-        zq = nd.inv_cdf(q)
-        adj.append(min(max(nd.cdf(z0 + (z0 + zq) / (1.0 - accel * (z0 + zq))), 0.0), 1.0))
+        u = z0 + nd.inv_cdf(q)
+        den = 1.0 - accel * u
+        # past the map's pole (1 - a u <= 0: |a u| >= 1, a level beyond 1 - 1e-9 for |a| = 0.15, or
+        # a large bias) the formula turns back (an end crossing the other: an interval of low > high);
+        # its limit there, the end at the replicates' least or largest, keeps the interval widening
+        # with the level, as bca_p_value inverts it
+        adj.append(min(max(nd.cdf(z0 + u / den), 0.0), 1.0) if den > 0.0 else 0.0 if u < 0.0 else 1.0)
     return quantiles(reps, (adj[0], adj[1]), observed)
 
 
