@@ -100,7 +100,7 @@ def test_past_the_level_maps_pole_the_interval_still_widens():
         lo, hi = bca(est, reps, level, accel)
         assert lo <= hi, level
         widths.append((lo, hi))
-    for (lo0, hi0), (lo1, hi1) in zip(widths, widths[1:]):
+    for (lo0, hi0), (lo1, hi1) in zip(widths[:-1], widths[1:], strict=True):
         assert lo1 <= lo0 and hi1 >= hi0  # each level's interval holds the one before
     assert widths[-1][0] == reps.min()  # the lower end past its pole (the upper is bounded by a < 0)
     p, floor = bca_p_value(est, reps, accel)
