@@ -178,18 +178,18 @@ def test_k_labels_on_dask_are_the_numbers_in_memory(tmp_path, capsys, fmt, optio
         (
             "y,p_a,p_b,p_c\na,0.1,0.2,0.7\nfish,0.3,0.3,0.4\n",
             ["--target", "y", "--score", "p_a,p_b,p_c", "--classes", "a,b,c"],
-            "t.csv: the target column 'y' holds 'fish', which is not one of the classes",
+            "t.csv, line 3: the target column 'y' holds 'fish', which is not one of the 3 classes",
         ),
         (
             "y,p_a,p_b,p_c\na,0.1,0.2,0.7\nb,0.3,x,0.4\n",
             ["--target", "y", "--score-prefix", "p_"],
             # a partition does not know its line: its number and its row (docs/dask.md)
-            "t.csv: the score column 'p_b' holds 'x' in row 1 of partition 0 (from 0), not a number",
+            "t.csv, line 3: the score column 'p_b' holds 'x', not a number",
         ),
         (
             "y_a,y_b,p_a,p_b\n1,0,0.1,0.2\n2,0,0.3,0.3\n",
             ["--label-prefix", "y_", "--score-prefix", "p_"],
-            "t.csv: the label column 'y_a' holds 2; a label column holds 0 or 1 (off or on)",
+            "t.csv, line 3: the label column 'y_a' holds 2; a label column holds 0 or 1 (off or on)",
         ),
         (
             "y,p_a,p_b,p_c\n",

@@ -72,8 +72,9 @@ def _frame(
             columns=columns,
             by=by,
         )
-    except InputFormatError as e:  # a column's value past the rows Dask typed it by: its line, streamed
-        if PAST_TYPED not in str(e):
+    except InputFormatError as e:  # a value found as the files are read (past the rows Dask typed its
+        # column by; an empty group or id): its line, the files streamed again
+        if e.line is not None and PAST_TYPED not in str(e):
             raise
         raise _streamed(path, restream) or e from None
     for source, skipped in read.get("skipped", {}).items():  # comment lines: said, as read whole

@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.text import decimals
 from perfeval.exceptions import MissingDependencyError
 from perfeval.measures import MeasureSpec, parse_measure
 from perfeval.measures.spec import with_threshold
@@ -516,6 +515,8 @@ class Report:
         )
 
     def __repr__(self) -> str:
+        from perfeval.base.text import decimals  # here: evaluate() of one measure loads no more modules
+
         width = max([len(k) for k in self.results] + [7])
         lines = [f"{'measure':<{width}}  {'value':>10}"]
         for k, r in self.results.items():

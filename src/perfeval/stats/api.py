@@ -218,7 +218,7 @@ def ci(
     specs = specs_of(measures, threshold, method)
     if method == "wald":  # every spec checked before any work
         for spec in specs:
-            _wald_offered(spec, cases.groups is not None)
+            wald_offered(spec, cases.groups is not None)
     threads_n = threads_of(threads)
     out: dict[str, Interval] = {}
     shared: dict[str, np.ndarray] = {}
@@ -332,7 +332,7 @@ def _over_groups(method: str | None, specs: list, what: str) -> None:
         )
 
 
-def _wald_offered(spec, grouped: bool) -> None:
+def wald_offered(spec, grouped: bool) -> None:
     """Wald's interval is offered for a measure with a fitted coefficient's information (the
     logistic calibration fits) over all cases; any other request is refused in one line.
     """
@@ -347,7 +347,7 @@ def _wald_offered(spec, grouped: bool) -> None:
 
 def _wald_interval(spec, summary, level: float) -> Interval:
     wald = fast_paths(spec).wald
-    assert wald is not None  # checked by _wald_offered
+    assert wald is not None  # checked by wald_offered
     est, lo, hi, se = wald(spec, summary, level)
     return Interval(spec.label, est, lo, hi, level, "wald", 0, se)
 
@@ -479,7 +479,7 @@ def ci_from_summary(
         if method == "delong" and fp.delong is None:
             raise InvalidParameterError(f"DeLong's interval is for the ROC area, not {sp.label}")
         if method == "wald":
-            _wald_offered(sp, False)
+            wald_offered(sp, False)
         if method == "bca" and fp.jack_summary is None:
             raise InvalidParameterError(
                 f"a BCa interval of {sp.label} needs the cases for its jackknife; from a "

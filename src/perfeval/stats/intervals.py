@@ -334,12 +334,12 @@ def percentile(reps: np.ndarray, level: float, observed: bool = False) -> tuple[
 
 #: the magnitudes within which a spread's squares (and the acceleration's cubes) of values are
 #: float64s with every bit: values outside are scaled by a power of two first (:func:`spread`)
-_SQUARES_SAFE = (2.0**-300, 2.0**300)
+SQUARES_SAFE = (2.0**-300, 2.0**300)
 
 
 def _outside(m: float) -> bool:
-    """Whether a largest magnitude ``m`` (finite) is outside :data:`_SQUARES_SAFE` (0: inside)."""
-    return m != 0.0 and not _SQUARES_SAFE[0] <= m <= _SQUARES_SAFE[1]
+    """Whether a largest magnitude ``m`` (finite) is outside :data:`SQUARES_SAFE` (0: inside)."""
+    return m != 0.0 and not SQUARES_SAFE[0] <= m <= SQUARES_SAFE[1]
 
 
 def _exponent(x: np.ndarray) -> int:
@@ -350,7 +350,7 @@ def _exponent(x: np.ndarray) -> int:
 def spread(x: np.ndarray) -> tuple[float, int]:
     """The standard deviation (divisor n - 1) of finite ``x`` (n >= 2) as ``(s, k)``, the deviation
     being ``s * 2**k`` (:func:`unscaled`).  ``k`` 0 and ``s`` numpy's ``x.std(ddof=1)``, its bits,
-    when the largest ``|x|`` lies within :data:`_SQUARES_SAFE`: the squares neither overflow nor fall
+    when the largest ``|x|`` lies within :data:`SQUARES_SAFE`: the squares neither overflow nor fall
     below float64's normal range.  Else (values about 1e200, whose squares overflow, or about 1e-200,
     whose squares underflow to 0) the same on ``x * 2**-k`` (exact: a power of two), ``k`` the
     largest ``|x|``'s exponent: the same bits as that std of an unbounded exponent's float.
@@ -409,7 +409,7 @@ def acceleration(jack: np.ndarray, weight: np.ndarray | None) -> float:
     """The BCa acceleration from jackknife values (with multiplicities ``weight``).
 
     It does not change with the scale of the values: where their deviations from their mean are
-    outside :data:`_SQUARES_SAFE` (values about 1e200, whose cubes overflow, or about 1e-100, whose
+    outside :data:`SQUARES_SAFE` (values about 1e200, whose cubes overflow, or about 1e-100, whose
     cubes underflow to 0 and gave an acceleration of 0), the values and then the deviations are
     scaled by powers of two (exact), the same bits as the unscaled on an unbounded exponent's float.
     """

@@ -65,7 +65,7 @@ from perfeval.engine.report import json_number
 from perfeval.engine.slices import SliceSource, Task, finish_slicing
 from perfeval.exceptions import InvalidParameterError
 from perfeval.stats.fastpaths import REP_WIDTH, fast_paths, finish_plans, plan_stats
-from perfeval.stats.intervals import _SQUARES_SAFE, Interval, check_level, interval, unscaled
+from perfeval.stats.intervals import SQUARES_SAFE, Interval, check_level, interval, unscaled
 from perfeval.stats.paired import correct_tested
 from perfeval.stats.replicates import CHUNK_CELLS, MAX_COLUMNS, plan_of, planned, threads_of
 from perfeval.summaries.ranking import group_codes
@@ -861,7 +861,7 @@ def _percentiles(D: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray, n
             # rows of values about 1e200 or 1e-200 (a regression's), whose squares overflow or
             # underflow: at a power-of-two scale (:func:`perfeval.stats.intervals.spread`)
             big = np.nanmax(np.abs(X), axis=1)
-            for i in np.flatnonzero((big != 0) & ((big < _SQUARES_SAFE[0]) | (big > _SQUARES_SAFE[1]))):
+            for i in np.flatnonzero((big != 0) & ((big < SQUARES_SAFE[0]) | (big > SQUARES_SAFE[1]))):
                 k = math.frexp(float(big[i]))[1]
                 sd[np.flatnonzero(good)[i]] = unscaled(float(np.nanstd(np.ldexp(X[i], -k), ddof=1)), k)
         lo[good], hi[good] = q[0], q[1]

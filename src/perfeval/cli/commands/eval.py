@@ -108,14 +108,14 @@ def _wald_asked(args: Any) -> None:
     over all cases), or one line before any data is read (it was said after the measures were
     computed, their warnings first).
     """
-    from perfeval.stats.api import _wald_offered
+    from perfeval.stats.api import wald_offered
 
     try:
         specs = resolve(args.measures, 0.5, pending=True)
     except InvalidParameterError:
         return  # said where the measures are read
     for s in specs:
-        _wald_offered(s, args.group is not None)
+        wald_offered(s, args.group is not None)
 
 
 def _regression_asked(args: Any) -> bool:
