@@ -122,6 +122,10 @@ class Comparison:
     #: the replicates the interval and the test leave out, and why ('' when none: as
     #: :attr:`Interval.left_out`)
     left_out: str = ""
+    #: over groups, when the two models' values are defined in different groups: the groups both
+    #: values (and the difference, its interval and test) are over, those defined for both ('' when
+    #: the models are defined in the same groups)
+    groups_compared: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -133,7 +137,7 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     ``note`` only when there is one (an interval that is not a range around its estimate).
     """
     d = dict(result.__dict__)
-    for k in ("note", "left_out"):  # only when there is one
+    for k in ("note", "left_out", "groups_compared"):  # only when there is one
         if not d.get(k):
             d.pop(k, None)
     if "correction" in d and d["correction"] is None:  # no correction asked: the fields of compare()
@@ -265,6 +269,17 @@ def left_out(results: list[tuple[str, Interval | Comparison]]) -> str:
     for name, r in results:
         if r.left_out:
             by.setdefault(r.left_out, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in by.items())
+
+
+def groups_compared(results: list[tuple[str, Comparison]]) -> str:
+    """The comparisons over groups whose models are defined in different groups (``results``: each
+    with the name it is shown under), for a note under a table: what each is over; '' when none.
+    """
+    by: dict[str, list[str]] = {}
+    for name, r in results:
+        if r.groups_compared:
+            by.setdefault(r.groups_compared, []).append(name)
     return "; ".join(f"{', '.join(names)}: {why}" for why, names in by.items())
 
 
