@@ -566,6 +566,27 @@ def paired_test(
     return lo, hi, sd, note, p_value(reps), p_at_floor(reps)
 
 
+def floor_reason(methods: set[str] | list[str]) -> str:
+    """Why a bootstrap p-value shown as its floor, 2 / (R + 1), is a bound, for the tests that gave
+    one (``methods``: "bca", "percentile"): each says only what holds for it.  A percentile p-value
+    is at its floor when no replicate difference lies on the far side of zero; a BCa one
+    (:func:`bca_p_value`) when zero lies beyond every replicate, when BCa's map of levels cannot
+    reach zero (1 + a u <= 0: past some level its interval turns back, and one printed at a high
+    level can then hold zero), or when the inverted interval first reaches zero at a level above
+    1 - 2 / (R + 1), so that the interval at a lower level leaves zero out.
+    """
+    said = []
+    if "percentile" in methods:
+        said.append("percentile, no replicate difference lies beyond zero")
+    if "bca" in methods:
+        said.append(
+            "BCa, the BCa interval inverted reaches zero only at a level above 1 - 2 / (replicates + 1) "
+            "or at none (zero beyond every replicate, or beyond the levels BCa's acceleration lets the "
+            "interval reach: its interval at a high level can then turn back over zero)"
+        )
+    return "; ".join(said)
+
+
 def p_at_floor(diffs: np.ndarray) -> bool:
     """Whether :func:`p_value` of ``diffs`` is its floor, 2 / (R + 1) for R defined replicates: no
     replicate difference on the far side of zero (nor at zero), so the p-value is a bound, not an

@@ -31,6 +31,7 @@ from perfeval.io import grammar
 from perfeval.stats import compare_models
 from perfeval.stats.fastpaths import fast_paths
 from perfeval.stats.intervals import (
+    floor_reason,
     groups_compared,
     left_out,
     one_sided,
@@ -646,10 +647,10 @@ def _notes(rows: list[dict], comparisons: list) -> list[str]:
         notes.append(f"(over groups: {over})")
     if any(r["p_at_floor"] for r in rows):
         floor = min(r["p_value"] for r in rows if r["p_at_floor"])
+        why = floor_reason({r["method"] for r in rows if r["p_at_floor"]})
         notes.append(
-            f"(<={p_value(floor)}: the bootstrap's least p-value, 2 / (replicates + 1): zero lies beyond the "
-            "replicate differences (or, BCa, beyond the interval at every level), so it is a bound, which "
-            "more replicates (--n-boot) can lower)"
+            f"(<={p_value(floor)}: the bootstrap's least p-value, 2 / (replicates + 1), so a bound, which "
+            f"more replicates (--n-boot) can lower: {why})"
         )
     return notes
 
