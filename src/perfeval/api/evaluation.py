@@ -258,6 +258,7 @@ def evaluate(
         )
     names = None  # the score columns' names, when they name the classes
     table = None
+    _no_columns_without_table(target is not None or score is not None, group=group, weight=weight, id=id)
     if target is not None or score is not None:
         if y_score is not None:
             raise InvalidParameterError("pass either a table with `target=`/`score=` names, or two arrays")
@@ -348,6 +349,21 @@ def evaluate(
         ids=ids,
         slices=slices,
     )
+
+
+def _no_columns_without_table(table: bool, **named: Any) -> None:
+    """A column keyword (``group=``, ``weight=``, ``id=``) given without a table's target=/score=
+    (``table`` False): refused, naming the keyword that takes the values (else dropped without a
+    word: the numbers of unweighted, ungrouped cases).
+    """
+    for k, v in named.items():
+        if v is not None and not table:
+            arrays = {"group": "groups", "weight": "sample_weight", "id": "ids"}[k]
+            given = repr(v) if isinstance(v, str) else f"a {type(v).__name__}"
+            raise InvalidParameterError(
+                f"`{k}=` names a column of a table given with target=/score= (here {given}, without "
+                f"them); with arrays, pass the values as {arrays}="
+            )
 
 
 def evaluate_cases(

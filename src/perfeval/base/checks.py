@@ -39,9 +39,8 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
-        raise InvalidParameterError(
-            f"`{name}` must be one-dimensional, got shape {arr.shape}{_columns_hint(name, arr.shape)}"
-        )
+        hint = _name_hint(name, x) if arr.ndim == 0 else _columns_hint(name, arr.shape)
+        raise InvalidParameterError(f"`{name}` must be one-dimensional, got shape {arr.shape}{hint}")
     if arr.dtype.name == "bfloat16":  # jax's and ml_dtypes' bfloat16: float32 holds it exactly
         arr = arr.astype(np.float32)
     return arr
@@ -71,6 +70,30 @@ def as_array(x: Any, name: str) -> np.ndarray:
         raise InvalidDataError(
             f"`{name}` cannot be read as an array ({why}); pass one value a case"
         ) from None
+
+
+#: the scikit-learn-style keywords that take arrays, and the keyword that takes a table's column name
+COLUMN_KEYWORDS = {
+    "y_true": "target",
+    "y_score": "score",
+    "sample_weight": "weight",
+    "weights": "weight",
+    "groups": "group",
+    "ids": "id",
+}
+
+
+def _name_hint(name: str, x: Any) -> str:
+    """For a column's name given where the values go (``sample_weight="w"``): the keyword that
+    takes the name.
+    """
+    if not isinstance(x, str) or name not in COLUMN_KEYWORDS:
+        return ""
+    key = COLUMN_KEYWORDS[name]
+    return (
+        f": a column's name? pass it as {key}={x!r} (with the table and target=/score=); `{name}` "
+        "takes the values themselves"
+    )
 
 
 def _columns_hint(name: str, shape: tuple) -> str:

@@ -170,6 +170,8 @@ def csv_interval_notes(results: list[tuple[str, Any]]) -> None:
             note(f"perfeval: note: {name}: {r.note}\n")
         if getattr(r, "left_out", ""):  # the replicates that drew no group with a value
             note(f"perfeval: note: {name}: {r.left_out}\n")
+        if getattr(r, "groups_compared", ""):  # two models defined in different groups
+            note(f"perfeval: note: {name}: {r.groups_compared}\n")
 
 
 def _bounded(report: Any) -> bool:

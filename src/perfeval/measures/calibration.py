@@ -412,6 +412,39 @@ def _fit_cells(
     return _logit(sc), pos, neg, bounds, np.flatnonzero(np.frombuffer(ok, np.uint8)), G
 
 
+#: a group's logistic fit takes its weights as they are when its largest is in [FIT_TINY, FIT_HUGE];
+#: else they are scaled by a power of two (exact) that brings it to [1, 2) (:func:`fit_scales`)
+FIT_TINY, FIT_HUGE = 2.0**-200, 2.0**200
+
+
+def fit_scales(pos: np.ndarray, w2: np.ndarray, bounds: np.ndarray) -> np.ndarray | None:
+    """The power of two each group's weights are scaled by before its logistic fit, or None when
+    every group takes its weights as they are (ordinary weights: their bits untouched).
+
+    A fit's value does not change when all its weights are multiplied by a constant, but its sums
+    do: weights of 1e-154 make the Hessian's determinant (of the order of the squared total weight)
+    subnormal, wrong in the 6th digit, and below 1e-165 zero (NaN); weights of 1e154 overflow it.
+    So a group whose largest weight (``pos`` or ``w2``, the cells' positive weight and their weight
+    or negative weight, cells ``bounds[g]:bounds[g + 1]``) is outside [FIT_TINY, FIT_HUGE] = [2**-200,
+    2**200] has them scaled by the power of two that brings that largest weight to [1, 2): exact
+    (but for a cell 2**1022 times lighter than the largest, already negligible), and chosen from the
+    group's own weights, so a group's fit is the same bits alone or among others, and the same bits
+    as with its weights times any power of two that keeps the sums normal (the weights times 1).
+    """
+    sizes = np.diff(bounds)
+    live = sizes > 0
+    if not live.any():
+        return None
+    starts, end = bounds[:-1][live], int(bounds[-1])
+    big = np.maximum(np.maximum.reduceat(pos[:end], starts), np.maximum.reduceat(w2[:end], starts))
+    odd = (big > 0) & ((big < FIT_TINY) | (big > FIT_HUGE))
+    if not odd.any():
+        return None
+    scale = np.ones(len(sizes))
+    scale[np.flatnonzero(live)[odd]] = np.ldexp(1.0, 1 - np.frexp(big[odd])[1])
+    return scale
+
+
 def _logit_fit(
     x: np.ndarray,
     pos: np.ndarray,
@@ -431,12 +464,18 @@ def _logit_fit(
     from perfeval import _native
 
     G = len(bounds) - 1
+    bounds = np.ascontiguousarray(bounds, np.int64)
+    pos, w2 = (np.ascontiguousarray(v, np.float64) for v in (pos, w2))
+    scale = fit_scales(pos, w2, bounds)
+    if scale is not None:  # groups of weights outside [2**-200, 2**200]: each brought to the order of 1
+        per_cell = np.repeat(scale, np.diff(bounds))
+        pos, w2 = pos * per_cell, w2 * per_cell
     out = np.frombuffer(
         _native.logit_fit(
             np.ascontiguousarray(x, np.float64),
-            np.ascontiguousarray(pos, np.float64),
-            np.ascontiguousarray(w2, np.float64),
-            np.ascontiguousarray(bounds, np.int64),
+            pos,
+            w2,
+            bounds,
             joint,
             w2neg,
             None if sc is None else np.ascontiguousarray(sc, np.float64),
@@ -582,6 +621,10 @@ def fit_wald(h: ScoreHistogram, what: str) -> tuple[float, float]:
     Binomial with ``freq_weights`` and R's ``glm(family=binomial, weights=)`` give it: the weights are
     frequencies (a weight of 2 counts as two cases, so the error changes with their unit).  NaN for
     both where the measure has no value (its edge cases) or the information is singular.
+
+    Weights outside [2**-200, 2**200] (:func:`fit_scales`) are first scaled by 4**j (exact), which
+    multiplies the information by 4**j: the error is then the root of the scaled inverse times 2**j
+    (exact), so the sums stay normal (weights of 1e-154 made the determinant subnormal).
     """
     sc, pos, neg = h.scores, h.pos, h.neg
     wt = pos + neg
@@ -597,18 +640,28 @@ def fit_wald(h: ScoreHistogram, what: str) -> tuple[float, float]:
         a, b = fit_joint(x, pos, wt)
     if not (math.isfinite(a) and math.isfinite(b)):
         return NAN, NAN
+    half = 0  # the weights times 4**half, the errors times 2**half
+    scale = fit_scales(pos, wt, np.array([0, len(wt)]))
+    if scale is not None:
+        half = math.frexp(float(scale[0]))[1] // 2  # scale[0] = 2**(e - 1): 4**half that or twice
+        wt = np.ldexp(wt, 2 * half)
     e = np.exp(-np.abs(a + b * x))
     v = wt * (e / ((1.0 + e) * (1.0 + e)))  # w p (1 - p), without the cancellation of 1 - p near 1
     h00 = float(v.sum())
+
+    def unscaled(se: float) -> float:  # NaN past float64's range (weights near 2**-1074)
+        se = math.ldexp(se, half)
+        return se if math.isfinite(se) else NAN
+
     if what == "offset":
-        return a, (1.0 / math.sqrt(h00)) if h00 > 0 else NAN
+        return a, unscaled(1.0 / math.sqrt(h00)) if h00 > 0 else NAN
     h01, h11 = float((v * x).sum()), float((v * x * x).sum())
     det = h00 * h11 - h01 * h01
     if not det > 0:
         return (b if what == "slope" else a), NAN
     if what == "slope":
-        return b, math.sqrt(h00 / det)
-    return a, math.sqrt(h11 / det)
+        return b, unscaled(math.sqrt(h00 / det))
+    return a, unscaled(math.sqrt(h11 / det))
 
 
 def wald_interval(h: ScoreHistogram, what: str, level: float) -> tuple[float, float, float, float]:

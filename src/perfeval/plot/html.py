@@ -36,7 +36,7 @@ from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cas
 from perfeval.plot import TITLES, CurveDisplay, plot_by_group
 from perfeval.stats import ci as _ci
 from perfeval.stats.api import compare_models
-from perfeval.stats.intervals import one_sided, reasons, undefined_intervals, which_tests
+from perfeval.stats.intervals import floor_reason, one_sided, reasons, undefined_intervals, which_tests
 from perfeval.stats.paired import correct_bounded
 from perfeval.stats.replicates import shared_jackknife
 
@@ -394,6 +394,7 @@ def _comparisons(
                 holm[(o, lab)] = float(a)
                 bound[(o, lab)] = bool(b)  # Holm's from a bound is a bound where a floor's term holds it
     floored = []
+    floor_methods: set[str] = set()
     for other in names[1:]:
         res = every[other]
         for lab, c in res.items():
@@ -409,6 +410,7 @@ def _comparisons(
             row.append(c.method)
             if c.p_at_floor:
                 floored.append(c.p_value)
+                floor_methods.add(c.method)
             crow.append(row)
     what = (
         "the difference of the means over groups (whole groups resampled)"
@@ -425,9 +427,8 @@ def _comparisons(
         "; p (holm): corrected over the models compared with the baseline on that measure" if several else ""
     )
     floor = (
-        f" &le;{min(floored):.4g}: the least p-value the bootstrap gives (2 / (replicates + 1)), zero lying "
-        "beyond the replicate differences (or, BCa, beyond the interval at every level): a bound, which "
-        "more replicates can lower."
+        f" &le;{min(floored):.4g}: the least p-value the bootstrap gives (2 / (replicates + 1)), a bound, "
+        f"which more replicates can lower: {html.escape(floor_reason(floor_methods))}."
         if floored
         else ""
     )

@@ -872,6 +872,30 @@ def _warn_undefined_groups(label: str, cases: Cases, values: np.ndarray, name: s
     )
 
 
+def _common_groups(va: np.ndarray, vb: np.ndarray, both: np.ndarray, a: str, b: str) -> str:
+    """'' when the two models' values (``a``'s, ``b``'s: their names) are defined in the same groups;
+    else what the comparison is over: the groups defined for both (the means of each model over its
+    own defined groups, as ``evaluate`` gives them, are over different groups, whose difference a
+    paired test by group does not test).
+    """
+    na, nb = int(np.count_nonzero(~np.isnan(va))), int(np.count_nonzero(~np.isnan(vb)))
+    n = int(np.count_nonzero(both))
+    if n == na == nb:
+        return ""
+    return (
+        f"the two values, their difference and its test over the {n} of {len(va)} groups defined for "
+        f"both models ({a} is defined for {na}, {b} for {nb}; evaluate's mean of each is over its own)"
+    )
+
+
+def _group_mean(vals: np.ndarray, agg: np.ndarray) -> float:
+    """The mean of the defined group values with their aggregation weights (NaN: none defined)."""
+    ok = ~np.isnan(vals)
+    den = float(agg[ok].sum())
+    with np.errstate(all="ignore"):
+        return float((agg[ok] * vals[ok]).sum()) / den if den > 0 else math.nan
+
+
 def _compare_one(
     specs: list,
     m: int,
@@ -914,6 +938,7 @@ def _compare_one(
             )
             continue
         accel: Callable[[], float]
+        over = ""
         if ca.groups is not None or spec.measure.kind != "binary":
             if ca.groups is None:
                 raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
@@ -922,8 +947,12 @@ def _compare_one(
             _warn_undefined_groups(spec.label, ca, va, names[m])
             if m == 0:
                 _warn_undefined_groups(spec.label, cb, vb, names[-1])
-            ra, rb = group_replicates([va, vb], agg, seed, n_boot)
             both = ~np.isnan(va) & ~np.isnan(vb)
+            over = _common_groups(va, vb, both, names[m], names[-1])
+            if over:  # a paired test by group: both models' means over the groups defined for both
+                va, vb = np.where(both, va, np.nan), np.where(both, vb, np.nan)
+                ea, eb = _group_mean(va, agg), _group_mean(vb, agg)
+            ra, rb = group_replicates([va, vb], agg, seed, n_boot)
 
             def accel_groups(va=va, vb=vb, agg=agg, both=both) -> float:
                 ja, _ = jack_group_values(np.where(both, va, np.nan), agg)
@@ -955,6 +984,6 @@ def _compare_one(
             dropped = undefined_left_out(reps, diff, lo, "interval and test")
         out[spec.label] = Comparison(
             spec.label, ea, eb, diff, lo, hi, p, level, method, n_boot, sd, resampled, seed, floor, note,
-            left_out=dropped,
+            left_out=dropped, groups_compared=over,
         )  # fmt: skip
     return out

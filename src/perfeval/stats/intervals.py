@@ -123,6 +123,10 @@ class Comparison:
     #: the replicates the interval and the test leave out, and why ('' when none: as
     #: :attr:`Interval.left_out`)
     left_out: str = ""
+    #: over groups, when the two models' values are defined in different groups: the groups both
+    #: values (and the difference, its interval and test) are over, those defined for both ('' when
+    #: the models are defined in the same groups)
+    groups_compared: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -134,7 +138,7 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     ``note`` only when there is one (an interval that is not a range around its estimate).
     """
     d = dict(result.__dict__)
-    for k in ("note", "left_out"):  # only when there is one
+    for k in ("note", "left_out", "groups_compared"):  # only when there is one
         if not d.get(k):
             d.pop(k, None)
     if "correction" in d and d["correction"] is None:  # no correction asked: the fields of compare()
@@ -272,6 +276,17 @@ def left_out(results: list[tuple[str, Interval | Comparison]]) -> str:
     for name, r in results:
         if r.left_out:
             by.setdefault(r.left_out, []).append(name)
+    return "; ".join(f"{', '.join(names)}: {why}" for why, names in by.items())
+
+
+def groups_compared(results: list[tuple[str, Comparison]]) -> str:
+    """The comparisons over groups whose models are defined in different groups (``results``: each
+    with the name it is shown under), for a note under a table: what each is over; '' when none.
+    """
+    by: dict[str, list[str]] = {}
+    for name, r in results:
+        if r.groups_compared:
+            by.setdefault(r.groups_compared, []).append(name)
     return "; ".join(f"{', '.join(names)}: {why}" for why, names in by.items())
 
 
@@ -644,6 +659,27 @@ def paired_test(
         if math.isfinite(p):
             return lo, hi, sd, note, p, floor
     return lo, hi, sd, note, p_value(reps), p_at_floor(reps)
+
+
+def floor_reason(methods: set[str] | list[str]) -> str:
+    """Why a bootstrap p-value shown as its floor, 2 / (R + 1), is a bound, for the tests that gave
+    one (``methods``: "bca", "percentile"): each says only what holds for it.  A percentile p-value
+    is at its floor when no replicate difference lies on the far side of zero; a BCa one
+    (:func:`bca_p_value`) when zero lies beyond every replicate, when BCa's map of levels cannot
+    reach zero (1 + a u <= 0: past some level its interval turns back, and one printed at a high
+    level can then hold zero), or when the inverted interval first reaches zero at a level above
+    1 - 2 / (R + 1), so that the interval at a lower level leaves zero out.
+    """
+    said = []
+    if "percentile" in methods:
+        said.append("percentile, no replicate difference lies beyond zero")
+    if "bca" in methods:
+        said.append(
+            "BCa, the BCa interval inverted reaches zero only at a level above 1 - 2 / (replicates + 1) "
+            "or at none (zero beyond every replicate, or beyond the levels BCa's acceleration lets the "
+            "interval reach: its interval at a high level can then turn back over zero)"
+        )
+    return "; ".join(said)
 
 
 def p_at_floor(diffs: np.ndarray) -> bool:

@@ -30,7 +30,15 @@ from perfeval.exceptions import InputFormatError, InvalidParameterError, PerfErr
 from perfeval.io import grammar
 from perfeval.stats import compare_models
 from perfeval.stats.fastpaths import fast_paths
-from perfeval.stats.intervals import left_out, one_sided, reasons, undefined_intervals, which_tests
+from perfeval.stats.intervals import (
+    floor_reason,
+    groups_compared,
+    left_out,
+    one_sided,
+    reasons,
+    undefined_intervals,
+    which_tests,
+)
 from perfeval.stats.paired import correct_bounded
 
 # The evaluation is imported where tie bounds are asked for: a comparison without them doesn't load it.
@@ -597,12 +605,54 @@ def _json_row(r: dict, c: Any, whys: dict[tuple[str, str], str] | None = None) -
         r = {**r, "note": c.note}
     if getattr(c, "left_out", ""):  # the replicates that drew no group with a value
         r = {**r, "left_out": c.left_out}
+    if getattr(c, "groups_compared", ""):  # the models defined in different groups: over those of both
+        r = {**r, "groups_compared": c.groups_compared}
     return with_reasons(r, said)
 
 
 def _p_cell(p: float, bound: bool) -> str:
     """A p-value cell: a bound (a bootstrap at its floor) as ``<=0.001998``."""
     return f"<={p_value(p)}" if bound and math.isfinite(p) else p_value(p)
+
+
+def _notes(rows: list[dict], comparisons: list) -> list[str]:
+    """The lines under compare's table about its intervals and tests: those that are NaN and why, not
+    around the difference, leaving replicates out, over the groups defined for both models, and a
+    p-value at the bootstrap's floor.
+    """
+    notes: list[str] = []
+    undefined = undefined_intervals(  # an infinite difference is said on stderr already
+        [
+            (f"{shown(c_row['model'])} {c.label}", c)
+            for c_row, c in zip(rows, comparisons, strict=True)
+            if math.isfinite(c.difference)
+        ]
+    )
+    if undefined:
+        notes.append(f"(nan: {undefined})")
+    aside = one_sided(
+        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
+    )
+    if aside:
+        notes.append(f"(not around the difference: {aside})")
+    dropped = left_out(
+        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
+    )
+    if dropped:
+        notes.append(f"(replicates left out: {dropped})")
+    over = groups_compared(
+        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
+    )
+    if over:
+        notes.append(f"(over groups: {over})")
+    if any(r["p_at_floor"] for r in rows):
+        floor = min(r["p_value"] for r in rows if r["p_at_floor"])
+        why = floor_reason({r["method"] for r in rows if r["p_at_floor"]})
+        notes.append(
+            f"(<={p_value(floor)}: the bootstrap's least p-value, 2 / (replicates + 1), so a bound, which "
+            f"more replicates (--n-boot) can lower: {why})"
+        )
+    return notes
 
 
 def _text(
@@ -695,32 +745,7 @@ def _text(
             )
             lines.append(f"({', '.join(means)} by the bootstrap, not the paired t-test: {why})")
 
-    undefined = undefined_intervals(  # an infinite difference is said on stderr already
-        [
-            (f"{shown(c_row['model'])} {c.label}", c)
-            for c_row, c in zip(rows, comparisons, strict=True)
-            if math.isfinite(c.difference)
-        ]
-    )
-    if undefined:
-        lines.append(f"(nan: {undefined})")
-    aside = one_sided(
-        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
-    )
-    if aside:
-        lines.append(f"(not around the difference: {aside})")
-    dropped = left_out(
-        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
-    )
-    if dropped:
-        lines.append(f"(replicates left out: {dropped})")
-    if any(r["p_at_floor"] for r in rows):
-        floor = min(r["p_value"] for r in rows if r["p_at_floor"])
-        lines.append(
-            f"(<={p_value(floor)}: the bootstrap's least p-value, 2 / (replicates + 1): zero lies beyond the "
-            "replicate differences (or, BCa, beyond the interval at every level), so it is a bound, which "
-            "more replicates (--n-boot) can lower)"
-        )
+    lines += _notes(rows, comparisons)
     if bounds is not None:
         shares = ", ".join(f"{shown(n)} {number(v)}" for n, v in bounds["tied_pairs"].items())
         lines.append(
