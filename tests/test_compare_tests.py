@@ -129,7 +129,7 @@ def test_a_p_value_at_the_floor_is_a_bound(models, capsys):
     assert "<=0.003992" in out and " 0.003992" not in out
     assert "the bootstrap's least p-value, 2 / (replicates + 1), so a bound" in out
     # what is true of a BCa p-value at its floor, not "beyond the interval at every level" (its
-    # interval at a high level can turn back over zero: test_bca_floor_is_said_as_it_is)
+    # acceleration can keep its interval's end short of zero at every level: test_bca_floor_is_said_as_it_is)
     assert "BCa, the BCa interval inverted reaches zero only at a level above 1 - 2 / (replicates + 1)" in out
     assert "beyond the interval at every level" not in out and "percentile," not in out
     capsys.readouterr()
@@ -227,18 +227,20 @@ def test_a_bootstrap_with_too_many_undefined_replicates_gives_no_p_value_either(
 
 
 def test_bca_floor_is_said_as_it_is():
-    """A BCa p-value at its floor where BCa's levels cannot reach zero (1 + a u <= 0): the interval
-    at 99% turns back (its low end above its high end, zero between them), so "zero lies beyond the
-    interval at every level" was not true; the reason says what holds."""
+    """A BCa p-value at its floor where BCa's levels cannot reach zero (1 + a u <= 0): the interval's
+    upper end is past the level map's pole from 99% on (there it stays at the largest replicate:
+    bca), the lower end short of zero at every level; the reason says what holds (it said "zero lies
+    beyond the interval at every level", and before the pole was kept the 99% interval turned back
+    over zero, low above high)."""
     from perfeval.stats.intervals import floor_reason, paired_test
 
     reps = np.sort(np.random.default_rng(0).normal(1, 0.36, 999))
     diff = float(np.median(reps))
     lo, hi, _sd, _note, p, floor = paired_test(diff, reps, 0.99, "bca", 0.4, True)
     assert floor and p == 2 / 1000
-    assert hi < 0 < lo  # turned back over zero
+    assert 0 < lo <= hi == reps.max()  # past the pole: the largest replicate, zero left out
     lo, hi, *_ = paired_test(diff, reps, 0.99, "bca", 0.2, True)
     assert 0 < lo < hi  # the other way to the floor: zero left out
     said = floor_reason({"bca"})
-    assert "at a level above 1 - 2 / (replicates + 1) or at none" in said and "turn back over zero" in said
+    assert "at a level above 1 - 2 / (replicates + 1) or at none" in said and "stops short of zero" in said
     assert floor_reason({"percentile"}) == "percentile, no replicate difference lies beyond zero"

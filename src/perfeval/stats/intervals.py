@@ -666,8 +666,8 @@ def floor_reason(methods: set[str] | list[str]) -> str:
     one (``methods``: "bca", "percentile"): each says only what holds for it.  A percentile p-value
     is at its floor when no replicate difference lies on the far side of zero; a BCa one
     (:func:`bca_p_value`) when zero lies beyond every replicate, when BCa's map of levels cannot
-    reach zero (1 + a u <= 0: past some level its interval turns back, and one printed at a high
-    level can then hold zero), or when the inverted interval first reaches zero at a level above
+    reach zero (1 + a u <= 0: the acceleration stops the interval's end short of zero at every
+    level, :func:`bca`), or when the inverted interval first reaches zero at a level above
     1 - 2 / (R + 1), so that the interval at a lower level leaves zero out.
     """
     said = []
@@ -677,7 +677,7 @@ def floor_reason(methods: set[str] | list[str]) -> str:
         said.append(
             "BCa, the BCa interval inverted reaches zero only at a level above 1 - 2 / (replicates + 1) "
             "or at none (zero beyond every replicate, or beyond the levels BCa's acceleration lets the "
-            "interval reach: its interval at a high level can then turn back over zero)"
+            "interval reach: at every level its end stops short of zero)"
         )
     return "; ".join(said)
 
