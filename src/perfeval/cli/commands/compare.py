@@ -621,30 +621,17 @@ def _notes(rows: list[dict], comparisons: list) -> list[str]:
     p-value at the bootstrap's floor.
     """
     notes: list[str] = []
-    undefined = undefined_intervals(  # an infinite difference is said on stderr already
-        [
-            (f"{shown(c_row['model'])} {c.label}", c)
-            for c_row, c in zip(rows, comparisons, strict=True)
-            if math.isfinite(c.difference)
-        ]
-    )
-    if undefined:
-        notes.append(f"(nan: {undefined})")
-    aside = one_sided(
-        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
-    )
-    if aside:
-        notes.append(f"(not around the difference: {aside})")
-    dropped = left_out(
-        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
-    )
-    if dropped:
-        notes.append(f"(replicates left out: {dropped})")
-    over = groups_compared(
-        [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
-    )
-    if over:
-        notes.append(f"(over groups: {over})")
+    named = [(f"{shown(c_row['model'])} {c.label}", c) for c_row, c in zip(rows, comparisons, strict=True)]
+    # an infinite difference is said on stderr already
+    undefined = undefined_intervals([(k, c) for k, c in named if math.isfinite(c.difference)])
+    for what, said in (
+        ("nan", undefined),
+        ("not around the difference", one_sided(named)),
+        ("replicates left out", left_out(named)),
+        ("over groups", groups_compared(named)),
+    ):
+        if said:
+            notes.append(f"({what}: {said})")
     if any(r["p_at_floor"] for r in rows):
         floor = min(r["p_value"] for r in rows if r["p_at_floor"])
         why = floor_reason({r["method"] for r in rows if r["p_at_floor"]})
