@@ -6,6 +6,7 @@ clustered parts and its group over the budget, Dask, Spark, a Metric), in the wa
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -66,6 +67,27 @@ def whys_of(report) -> dict:
         assert len(r.undefined_groups_why) == len(r.undefined), label
         out[label] = dict(zip([str(k) for k in r.undefined], r.undefined_groups_why, strict=True))
     return out
+
+
+def each_group_alone(y, p, g, w, groups, measures, marked: str) -> tuple[object, set]:
+    """The grouped report of ``measures`` (each group's value and reason those of its rows alone,
+    asserted) and the (group, label) pairs whose reason alone holds ``marked``."""
+    grouped = quiet_evaluate(y, p, groups=g, sample_weight=w, measures=measures)
+    said = whys_of(grouped)
+    keys = [str(k) for k in grouped.groups]
+    found = set()
+    for key in groups:
+        m = g == key
+        alone = quiet_evaluate(y[m], p[m], sample_weight=None if w is None else w[m], measures=measures)
+        for label, r in alone.results.items():
+            mine = grouped.results[label].per_group[keys.index(key)]
+            if math.isnan(r.value):
+                assert math.isnan(mine) and said[label].get(key) == r.why, (key, label, said[label].get(key))
+                if marked in r.why:
+                    found.add((key, label))
+            else:
+                assert mine == r.value and key not in said[label], (key, label)
+    return grouped, found
 
 
 @pytest.mark.parametrize("weighted", [False, True])
