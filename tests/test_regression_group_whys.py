@@ -39,14 +39,20 @@ GROUPS = {
 }
 
 
-def rows(weighted: bool):
+def rows_of(groups: dict, weighted: bool, seed: int = 3):
+    """(y, p, g, w) of ``groups`` ({key: (targets, predictions)}), the rows group after group; ``w``
+    halves of 1 to 3 drawn with ``seed`` when ``weighted``, else None."""
     y, p, g = [], [], []
-    for key, (ys, ps) in GROUPS.items():
-        y += ys
-        p += ps
+    for key, (ys, ps) in groups.items():
+        y += list(ys)
+        p += list(ps)
         g += [key] * len(ys)
-    w = np.random.default_rng(3).integers(1, 4, len(y)) * 0.5 if weighted else None
-    return np.array(y), np.array(p), np.array(g), w
+    w = np.random.default_rng(seed).integers(1, 4, len(y)) * 0.5 if weighted else None
+    return np.array(y, dtype=np.float64), np.array(p, dtype=np.float64), np.array(g), w
+
+
+def rows(weighted: bool):
+    return rows_of(GROUPS, weighted)
 
 
 def write_csv(path, y, p, g) -> None:

@@ -20,7 +20,14 @@ import pytest
 
 import perfeval
 from perfeval.cli.main import main
-from test_regression_group_whys import assert_same_whys, chunks_of, each_group_alone, quiet_evaluate, whys_of
+from test_regression_group_whys import (
+    assert_same_whys,
+    chunks_of,
+    each_group_alone,
+    quiet_evaluate,
+    rows_of,
+    whys_of,
+)
 
 BEYOND = "beyond the range of a 64-bit float"
 ROW = "of a row is beyond the range of a 64-bit float"
@@ -45,13 +52,7 @@ GROUPS = {
 
 
 def rows(weighted: bool):
-    y, p, g = [], [], []
-    for key, (ys, ps) in GROUPS.items():
-        y += ys.tolist()
-        p += ps.tolist()
-        g += [key] * len(ys)
-    w = np.random.default_rng(3).integers(1, 4, len(y)) * 0.5 if weighted else None
-    return np.array(y), np.array(p), np.array(g), w
+    return rows_of(GROUPS, weighted)
 
 
 def exact(y, p, w=None):

@@ -17,7 +17,7 @@ import pytest
 
 import perfeval
 from perfeval.cli.main import main
-from test_regression_group_whys import assert_same_whys, chunks_of, each_group_alone, quiet_evaluate
+from test_regression_group_whys import assert_same_whys, chunks_of, each_group_alone, quiet_evaluate, rows_of
 
 RATIO = "of a row is beyond the range of a 64-bit float"
 MAPES = ["MAPE", "MAPE:eps=sklearn", "MAPE:eps=torchmetrics"]
@@ -40,13 +40,7 @@ GROUPS = {
 
 
 def rows(weighted: bool):
-    y, p, g = [], [], []
-    for key, (ys, ps) in GROUPS.items():
-        y += ys.tolist()
-        p += ps.tolist()
-        g += [key] * len(ys)
-    w = np.random.default_rng(4).integers(1, 4, len(y)) * 0.5 if weighted else None
-    return np.array(y), np.array(p), np.array(g), w
+    return rows_of(GROUPS, weighted, seed=4)
 
 
 @pytest.mark.parametrize("weighted", [False, True])

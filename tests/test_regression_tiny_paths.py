@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import perfeval
 from perfeval.cli.main import main
 from test_regression_group_whys import MEASURES as EVERY
-from test_regression_group_whys import assert_same_whys, chunks_of, each_group_alone, quiet_evaluate
+from test_regression_group_whys import assert_same_whys, chunks_of, each_group_alone, quiet_evaluate, rows_of
 
 LOST = "has bits below 2**-1074 (the smallest 64-bit float), so the exact sums cannot be formed"
 
@@ -44,13 +44,7 @@ GROUPS = {
 
 
 def rows(weighted: bool):
-    y, p, g = [], [], []
-    for key, (ys, ps) in GROUPS.items():
-        y += ys
-        p += ps
-        g += [key] * len(ys)
-    w = np.random.default_rng(3).integers(1, 4, len(y)) * 0.5 if weighted else None
-    return np.array(y), np.array(p), np.array(g), w
+    return rows_of(GROUPS, weighted)
 
 
 @pytest.mark.parametrize("compiled", [True, False])
