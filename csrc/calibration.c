@@ -1170,11 +1170,38 @@ typedef struct {
     int w2neg;
 } fit_in;
 
+/* The power of two group g's weights are multiplied by before its fit (perfeval.measures.calibration
+ * fit_scales, the reference): 1 when the largest of its cells' pos and w2 (numpy's maximum: a NaN
+ * stays) is in [FIT_TINY, FIT_HUGE] = [2**-200, 2**200], is 0 or NaN; else the power that brings it to
+ * [1, 2).  A fit's value does not change when all its weights are scaled, but its sums do (weights of
+ * 1e-154 make the Hessian's determinant subnormal, of 1e154 overflow it); the scale is exact, chosen
+ * from the group's own weights (the same bits alone or among others).  Why here: the reference's
+ * two reduceat over every cell cost a tenth of the fits of 100,000 small groups. */
+#define FIT_TINY 0x1p-200
+#define FIT_HUGE 0x1p200
+static double group_scale(const fit_in *in, Py_ssize_t g)
+{
+    const Py_ssize_t lo = in->bounds[g], hi = in->bounds[g + 1];
+    double big = -INFINITY;
+    for (Py_ssize_t i = lo; i < hi; i++) {
+        const double p = in->pos[i], v = in->w2[i];
+        big = p > big || p != p ? p : big;
+        big = v > big || v != v ? v : big;
+        if (big != big)
+            return 1.0;
+    }
+    if (!(big > 0) || (big >= FIT_TINY && big <= FIT_HUGE))
+        return 1.0;
+    int e;
+    frexp(big, &e);
+    return ldexp(1.0, 1 - e);
+}
+
 /* group g's cells of each class (a positive cell: pos > 0, that weight; a negative cell: w - pos > 0,
  * that weight; w the cell's weight) into xp, wp and xn, wn when given (cap + 1 places each: every cell
  * is written, then kept or not; the cells past cap in the last place), their numbers into np_, nn; checked (in->sc): the cells of weight w > 0 only, and 0 when one of
  * their scores is not in (0, 1) (fit_cells' rule: no fit), else 1 */
-static int group_cells(const fit_in *in, Py_ssize_t g, double *xp, double *wp, double *xn, double *wn,
+static int group_cells(const fit_in *in, Py_ssize_t g, double sf, double *xp, double *wp, double *xn, double *wn,
                        Py_ssize_t cap, Py_ssize_t *np_, Py_ssize_t *nn)
 {
     Py_ssize_t a = 0, b = 0;
@@ -1183,7 +1210,7 @@ static int group_cells(const fit_in *in, Py_ssize_t g, double *xp, double *wp, d
     const double *x = in->x, *pos = in->pos, *w2 = in->w2, *sc = in->sc;
     if (!xp) { /* count only (without branches on the data: the classes come mixed), x brought in */
         for (Py_ssize_t i = lo; i < hi; i++) {
-            double p = pos[i], w = in->w2neg ? p + w2[i] : w2[i], q = w - p;
+            double p = pos[i] * sf, v = w2[i] * sf, w = in->w2neg ? p + v : v, q = w - p;
             __builtin_prefetch(x + i);
             if (sc) {
                 if (!(w > 0))
@@ -1194,7 +1221,7 @@ static int group_cells(const fit_in *in, Py_ssize_t g, double *xp, double *wp, d
         }
     } else
         for (Py_ssize_t i = lo; i < hi; i++) {
-            double p = pos[i], w = in->w2neg ? p + w2[i] : w2[i], q = w - p;
+            double p = pos[i] * sf, v = w2[i] * sf, w = in->w2neg ? p + v : v, q = w - p;
             if (sc) {
                 if (!(w > 0))
                     continue;
@@ -1256,13 +1283,14 @@ typedef struct {
     Py_ssize_t next, end, G; /* the groups next .. end - 1 not yet in a window */
     Py_ssize_t window; /* the first group of the window */
     int32_t order[FIT_WINDOW];
+    double scale[FIT_WINDOW]; /* group_scale of each group of the window */
     int n_order, at;
     double *big; /* a large group's cells: xp, wp, xn, wn */
     Py_ssize_t big_cap;
     double *o;
 } fit_queue;
 
-static int big_fit(fit_queue *q, Py_ssize_t g, Py_ssize_t mp, Py_ssize_t mn)
+static int big_fit(fit_queue *q, Py_ssize_t g, double sf, Py_ssize_t mp, Py_ssize_t mn)
 {
     if (mp + mn + 2 > q->big_cap) {
         Py_ssize_t cap = mp + mn + 2 > 2 * q->big_cap ? mp + mn + 2 : 2 * q->big_cap;
@@ -1273,7 +1301,7 @@ static int big_fit(fit_queue *q, Py_ssize_t g, Py_ssize_t mp, Py_ssize_t mn)
     }
     double *xp = q->big, *wp = xp + mp + 1, *xn = wp + mp + 1, *wn = xn + mn + 1;
     Py_ssize_t a, b;
-    group_cells(q->in, g, xp, wp, xn, wn, mp > mn ? mp : mn, &a, &b);
+    group_cells(q->in, g, sf, xp, wp, xn, wn, mp > mn ? mp : mn, &a, &b);
     fit_src s = {q->ops, {{xp, wp, 0}, {xn, wn, 1}}, q->threads};
     fit_span sp = span_of(0, mp, 0, mn);
     return fit_group(&s, &sp, q->joint, q->o + g, q->o + q->G + g);
@@ -1291,11 +1319,12 @@ static Py_ssize_t queue_next(fit_queue *q)
         uint16_t key[FIT_WINDOW];
         for (Py_ssize_t g = g0; g < g1; g++) {
             Py_ssize_t mp, mn;
-            int ok = group_cells(q->in, g, NULL, NULL, NULL, NULL, 0, &mp, &mn), kk = KEYS;
+            const double sf = q->scale[g - g0] = group_scale(q->in, g);
+            int ok = group_cells(q->in, g, sf, NULL, NULL, NULL, NULL, 0, &mp, &mn), kk = KEYS;
             if (!ok || !mp || !mn) /* no fit (fit_cells' rule; fit_group's NaN for a class without a cell) */
                 q->o[g] = q->o[q->G + g] = NAN;
             else if (mp > SLOT_CELLS || mn > SLOT_CELLS) {
-                if (big_fit(q, g, mp, mn) < 0)
+                if (big_fit(q, g, sf, mp, mn) < 0)
                     return -2;
             } else
                 kk = (int)((mp - 1) * SLOT_CELLS + (mn - 1));
@@ -1318,13 +1347,13 @@ static Py_ssize_t queue_next(fit_queue *q)
  * past a class's cells may hold a cell not kept, the spare place SLOT_CELLS one past the last), then
  * zeros from the place past its cells (over the cells of the group before it and that place: the
  * places past those hold zeros already, from calloc) */
-static void slot_take(cal_slots *sl, int k, const fit_in *in, Py_ssize_t g)
+static void slot_take(cal_slots *sl, int k, const fit_in *in, Py_ssize_t g, double sf)
 {
     Py_ssize_t a = 0, b = 0;
     const Py_ssize_t lo = in->bounds[g], hi = in->bounds[g + 1];
     const double *x = in->x, *pos = in->pos, *w2 = in->w2, *sc = in->sc;
     for (Py_ssize_t i = lo; i < hi; i++) {
-        double p = pos[i], w = in->w2neg ? p + w2[i] : w2[i], q = w - p;
+        double p = pos[i] * sf, v = w2[i] * sf, w = in->w2neg ? p + v : v, q = w - p;
         if (sc && !(w > 0))
             continue;
         sl->x[0][a][k] = x[i], sl->w[0][a][k] = p, sl->x[1][b][k] = x[i], sl->w[1][b][k] = q;
@@ -1375,7 +1404,7 @@ static int slots_run(fit_queue *q)
                     more = 0, bad = g == -2;
                     break;
                 }
-                slot_take(sl, k, q->in, g);
+                slot_take(sl, k, q->in, g, q->scale[g - q->window]);
                 slot_start(sl, k, &f[k], q->joint);
                 if (fsm_step(&f[k]))
                     live[k] = 1, who[k] = g;

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from perfeval import _native
-from perfeval.measures.calibration import _fit_cells
+from perfeval.measures.calibration import _fit_cells, fit_scales
 
 
 def _groups(seed: int):
@@ -48,10 +48,15 @@ def _groups(seed: int):
 
 
 def _alone(x, p, n, b, k, joint):
-    """Group k by fit_group alone (logit_fit_classes: its positives' cells, then its negatives')."""
+    """Group k by fit_group alone (logit_fit_classes: its positives' cells, then its negatives'),
+    its weights first scaled as fit_scales says (logit_fit scales them itself).
+    """
     lo, hi = b[k], b[k + 1]
-    xs, ps = x[lo:hi], p[lo:hi]
-    ns = (ps + n[lo:hi]) - ps  # the negatives' weight as logit_fit makes it (its cell's weight less pos)
+    xs, ps, ng = x[lo:hi], p[lo:hi], n[lo:hi]
+    scale = fit_scales(ps, ng, np.array([0, hi - lo]))
+    if scale is not None:
+        ps, ng = ps * scale[0], ng * scale[0]
+    ns = (ps + ng) - ps  # the negatives' weight as logit_fit makes it (its cell's weight less pos)
     kp, kn = ps > 0, ns > 0
     return _native.logit_fit_classes(
         np.ascontiguousarray(xs[kp]),

@@ -137,3 +137,31 @@ def test_wald_errors_scale_with_the_weights_and_stay_computed(what):
         e2, se2 = fit_wald(ScoreHistogram(sc, pos * 4.0**-k, neg * 4.0**-k), what)
         assert e2.hex() == est.hex(), k
         assert se2.hex() == math.ldexp(se, k).hex(), k
+
+
+@pytest.mark.parametrize("joint", [True, False])
+def test_the_kernels_scale_is_fit_scales_the_reference(joint):
+    """logit_fit scales each group's weights itself (csrc/calibration.c group_scale): the bits of the
+    reference, fit_scales' powers applied in numpy before a kernel that then scales nothing.
+    """
+    from perfeval import _native
+    from perfeval.measures.calibration import _logit, fit_scales
+
+    rng = np.random.default_rng(3)
+    G = 400
+    sizes = rng.integers(1, 40, G)
+    bounds = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    n = int(bounds[-1])
+    sc = np.concatenate([np.sort(rng.choice(np.arange(1, 99) / 100, m, replace=False)) for m in sizes])
+    pows = np.repeat(rng.choice([-1070, -900, -530, -201, -199, 0, 3, 199, 201, 600, 1000], G), sizes)
+    pos = np.where(rng.random(n) < sc, rng.random(n) + 0.5, 0.0) * 2.0**pows
+    neg = np.where(rng.random(n) < 0.4, rng.random(n) + 0.5, 0.0) * 2.0**pows
+    scale = fit_scales(pos, neg, bounds)
+    assert scale is not None and (scale != 1).sum() > G // 3 and (scale == 1).sum() > G // 8
+    per_cell = np.repeat(scale, sizes)
+    x = _logit(sc)
+    got = _native.logit_fit(x, pos, neg, bounds, joint, True, sc)
+    want = _native.logit_fit(x, pos * per_cell, neg * per_cell, bounds, joint, True, sc)
+    assert bytes(got) == bytes(want)
+    out = np.frombuffer(got, np.float64).reshape(2, G)
+    assert np.isfinite(out[1]).sum() > G // 2

@@ -459,17 +459,16 @@ def _logit_fit(
     start, the steps and the stopping rule are described there); ``w2`` the cells' weight, or their
     negatives' weight when ``w2neg`` (the weight then pos + w2, as the caller would add it).  With
     ``sc`` (the cells' scores), the kernel applies fit_cells' rule itself: the cells of no weight
-    left out, NaN for a group with no fit (one class, a score not in (0, 1)).
+    left out, NaN for a group with no fit (one class, a score not in (0, 1)).  A group whose
+    largest weight is outside [FIT_TINY, FIT_HUGE] has its weights scaled by the kernel
+    (csrc/calibration.c group_scale) by the power of two :func:`fit_scales` gives it.
     """
     from perfeval import _native
 
     G = len(bounds) - 1
     bounds = np.ascontiguousarray(bounds, np.int64)
     pos, w2 = (np.ascontiguousarray(v, np.float64) for v in (pos, w2))
-    scale = fit_scales(pos, w2, bounds)
-    if scale is not None:  # groups of weights outside [2**-200, 2**200]: each brought to the order of 1
-        per_cell = np.repeat(scale, np.diff(bounds))
-        pos, w2 = pos * per_cell, w2 * per_cell
+    # groups of weights outside [2**-200, 2**200] are scaled by the kernel (fit_scales' powers of two)
     out = np.frombuffer(
         _native.logit_fit(
             np.ascontiguousarray(x, np.float64),
