@@ -40,6 +40,7 @@ from perfeval.stats.intervals import (
 from perfeval.stats.paired import CORRECTIONS, correct_bounded
 from perfeval.stats.replicates import (
     Cases,
+    group_evaluated,
     group_parts,
     group_replicates,
     hist_replicates,
@@ -49,7 +50,6 @@ from perfeval.stats.replicates import (
     threads_of,
     value,
 )
-from perfeval.summaries.ranking import group_codes
 
 __all__ = ["ci", "ci_from_summary", "compare", "compare_models"]
 
@@ -852,21 +852,22 @@ def method_of(spec: Any, method: str | None, grouped: bool, weighted: bool, both
     return "bca"
 
 
-def _warn_undefined_groups(label: str, cases: Cases, values: np.ndarray, name: str) -> None:
-    """The groups where a model's measure is undefined, said as ``evaluate`` says them (the
-    comparison's group values leave them out as its means do), the model named.
+def _warn_undefined_groups(label: str, result: Any, name: str) -> None:
+    """The groups where a model's measure is undefined (``result``: evaluate's over the groups,
+    :func:`~perfeval.stats.replicates.group_evaluated`), each with its reason, said as ``evaluate``
+    says them (:func:`perfeval.engine.finish.groups_said`; the comparison's group values leave them
+    out as its means do), the model named.
     """
-    bad = np.flatnonzero(np.isnan(values))
-    if not len(bad):
+    from perfeval.engine.finish import groups_said, undefined_groups
+
+    if not result.undefined:
         return
-    assert cases.groups is not None  # a comparison over groups
-    keys, _codes = group_codes(cases.groups)
-    shown = ", ".join(repr(keys[i].item() if hasattr(keys[i], "item") else keys[i]) for i in bad[:5])
+    keys, whys = undefined_groups(result)
     warnings.warn(
         UndefinedMeasureWarning(
-            f"{label} of {name} is undefined for {len(bad)} of {len(values)} groups "
-            f"({shown}{', ...' if len(bad) > 5 else ''}); they are left out of its mean "
-            "(`perfeval list-measures --long` says when a measure is undefined)"
+            f"{label} of {name} is undefined for {len(keys)} of {len(result.per_group)} groups "
+            f"({groups_said(keys, whys)}); they are left out of its mean"
+            + ("" if whys else " (`perfeval list-measures --long` says when a measure is undefined)")
         ),
         stacklevel=user_stacklevel(),
     )
@@ -942,11 +943,11 @@ def _compare_one(
         if ca.groups is not None or spec.measure.kind != "binary":
             if ca.groups is None:
                 raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
-            ea, va, agg = group_parts(spec, ca)
-            eb, vb, _ = group_parts(spec, cb)
-            _warn_undefined_groups(spec.label, ca, va, names[m])
+            ea, va, agg, res_a = group_evaluated(spec, ca)
+            eb, vb, _, res_b = group_evaluated(spec, cb)
+            _warn_undefined_groups(spec.label, res_a, names[m])
             if m == 0:
-                _warn_undefined_groups(spec.label, cb, vb, names[-1])
+                _warn_undefined_groups(spec.label, res_b, names[-1])
             both = ~np.isnan(va) & ~np.isnan(vb)
             over = _common_groups(va, vb, both, names[m], names[-1])
             if over:  # a paired test by group: both models' means over the groups defined for both
