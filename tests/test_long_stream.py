@@ -313,9 +313,8 @@ def test_a_case_whose_rows_disagree_on_its_weight_or_group_streamed(tmp_path, ca
     for extra in ([], ["--stream"]):
         code, out, err = run_cli([str(a) for a in ["eval", f, *LONG, *option, *extra]], capsys)
         assert code == 1 and out == ""
-        two, three = ("'2.0'", "'3.0'") if col == "w" else ("'2'", "'3'")  # a weight is a number
-        assert err == (
-            f"perfeval: error: {f}: case 2: the column {col!r} holds {two} on line 4 and {three} on line 5: "
+        assert err == (  # a weight as written, not the number read (2.0)
+            f"perfeval: error: {f}: case 2: the column {col!r} holds '2' on line 4 and '3' on line 5: "
             "it is the case's, the same on each of its rows\n"
         )
 

@@ -270,7 +270,7 @@ def test_compare_models_gives_each_model_what_compare_gives_it(kind):
 @pytest.mark.filterwarnings("always::perfeval.exceptions.UndefinedMeasureWarning")
 def test_compare_over_groups_says_where_a_model_is_undefined(capsys, tmp_path):
     """As `evaluate` warns of groups where a measure is undefined, so does a comparison over groups,
-    naming the model (a one-class group has no GAUC for any model)."""
+    naming the model and saying why each group (a one-class group has no GAUC for any model)."""
     import warnings as _w
 
     from conftest import run_cli
@@ -286,8 +286,8 @@ def test_compare_over_groups_says_where_a_model_is_undefined(capsys, tmp_path):
         compare(y, a, b, measures="gauc", groups=g, n_boot=50)
     said = [str(x.message) for x in got if issubclass(x.category, UndefinedMeasureWarning)]
     assert said == [
-        f"GAUC of {name} is undefined for 1 of 3 groups (2); they are left out of its mean "
-        "(`perfeval list-measures --long` says when a measure is undefined)"
+        f"GAUC of {name} is undefined for 1 of 3 groups (2: one class only: all 2 cases are positive); "
+        "they are left out of its mean"
         for name in ("score_a", "score_b")
     ]
     with _w.catch_warnings(record=True) as got:
@@ -313,8 +313,8 @@ def test_compare_over_groups_says_where_a_model_is_undefined(capsys, tmp_path):
         ],
         capsys,
     )
-    assert code == 0 and "GAUC of b is undefined for 1 of 3 groups ('q2')" in err
-    assert "GAUC of a is undefined for 1 of 3 groups ('q2')" in err
+    assert code == 0 and "GAUC of b is undefined for 1 of 3 groups ('q2': one class only: " in err
+    assert "GAUC of a is undefined for 1 of 3 groups ('q2': one class only: " in err
 
 
 # -- too few groups to resample whole ---------------------------------------------------------------------

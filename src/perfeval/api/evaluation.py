@@ -22,6 +22,7 @@ from perfeval.base.checks import (
     is_dask,
     say_zero_weight_groups,
     table_names,
+    to_numpy,
 )
 from perfeval.engine import DEFAULT_MEASURES, finish, resolve
 from perfeval.engine.door import check, code
@@ -122,8 +123,10 @@ def evaluate(
         define is an error that names the dialects that do.  Not with ``tie_bounds``, ``partitions``
         or a Dask collection.
     ids, id : array-like or str, optional
-        Document ids, one per row (or the column's name), for the dialects that break ties by them
-        (``trec_eval``: by id, descending).
+        Document ids for the dialects that break ties by them (``trec_eval``: by id, descending):
+        ``ids`` the ids themselves, one per row; ``id`` the name of a table's column of them (with
+        ``target=``/``score=``).  A name given to ``ids`` is an error naming ``id=``, as
+        ``sample_weight=`` and ``groups=`` name ``weight=`` and ``group=``.
     classes : sequence of labels, optional
         Multiclass: the labels of ``y_score``'s columns, in order, when ``y_score`` is an (n, K)
         matrix (one score column a class, as ``predict_proba`` gives).  Without it: the column names
@@ -225,6 +228,7 @@ def evaluate(
 
         needs_by(intersections, min_size, missing)  # said, not dropped (as the backends say them)
     cluster = is_dask(y_true) or type(y_true).__module__.startswith("pyspark.sql")
+    ids = _ids_read(ids, cluster)
     if not modern and (tie_bounds or partitions or cluster):
         frame = "a Dask collection" if is_dask(y_true) else "a Spark DataFrame"
         what = "tie_bounds" if tie_bounds else ("partitions" if partitions else frame)
@@ -349,6 +353,18 @@ def evaluate(
         ids=ids,
         slices=slices,
     )
+
+
+def _ids_read(ids: Any, cluster: bool) -> Any:
+    """``ids=``, the document ids themselves, read as ``groups=`` and ``sample_weight=`` are
+    (:func:`~perfeval.base.checks.to_numpy`): a column's name (``ids="doc"``) is refused in one line
+    naming ``id=``, the keyword that takes it, whether or not the dialect reads ids (else dropped
+    without a word).  A cluster's collection is left as it is (only a dialect reads ids, and none
+    runs there).
+    """
+    if ids is None or (cluster and not isinstance(ids, str)):
+        return ids
+    return to_numpy(ids, "ids")
 
 
 def _no_columns_without_table(table: bool, **named: Any) -> None:

@@ -1428,6 +1428,11 @@ class _PlaceRows:
     def fail(self, message: str) -> NoReturn:
         raise InvalidDataError(message)
 
+    def written(self, row: int, name: str, value: Any) -> str:
+        from perfeval.engine.long import key
+
+        return key(value)  # a frame holds values, not text
+
 
 def _long_pivot(pdf, names: dict, labels: tuple, place: tuple) -> tuple[Any, Any, np.ndarray]:
     """A partition of whole cases, its rows put back in the frame's order, pivoted and checked by

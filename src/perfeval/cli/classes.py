@@ -338,6 +338,9 @@ class _FileRows:
     def fail(self, message: str) -> NoReturn:
         raise InputFormatError(message, source=self.t.source)
 
+    def written(self, row: int, name: str, value: Any) -> str:
+        return str(self.t.written(row, name, float(value)))  # the file's text, read again
+
 
 def _long_options(args: Any) -> None:
     """The options --long needs and refuses: one line each, before any work."""
@@ -532,6 +535,10 @@ class _Pieces:
     def position(self, row: int) -> str:
         where, r = self._find(row)
         return str(where.position(r))
+
+    def written(self, row: int, name: str, value: Any) -> str:
+        where, r = self._find(row)
+        return str(where.written(r, name, float(value)))  # the chunk's text, read again
 
     def fail(self, message: str) -> NoReturn:
         raise InputFormatError(message, source=self.source)

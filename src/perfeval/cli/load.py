@@ -370,9 +370,17 @@ def say_other_labels(pos_label: Any, others: set) -> None:
         )
 
 
-def finite(values: Any, name: str, source: str, at: Callable[[int], dict] | None = None) -> Any:
+def finite(
+    values: Any,
+    name: str,
+    source: str,
+    at: Callable[[int], dict] | None = None,
+    written: Callable[[int, float], str] | None = None,
+) -> Any:
     """``values`` (a score column) when every value is finite; else one line naming the column, the
-    value and (when known) where it is (``at``: :meth:`perfeval.io.tables.Table.at`).
+    value and (when known) where it is (``at``: :meth:`perfeval.io.tables.Table.at`), the value as
+    the file writes it (``written``: :meth:`perfeval.io.tables.Table.written` of the row, read again
+    on this error path only: ``1e999``, ``-Infinity``, not the ``inf`` read).
     """
     import numpy as np
 
@@ -380,8 +388,14 @@ def finite(values: Any, name: str, source: str, at: Callable[[int], dict] | None
     if bad.any():
         i = int(np.argmax(bad))
         v = float(values[i])
-        # 1e400 reads as inf: say so, or the line's number and the message would not agree
-        shown = repr(v) if math.isnan(v) else f"{v!r} (a number beyond float64's range, or {v!r} as written)"
+        text = repr(v) if written is None else written(i, v)
+        if math.isnan(v) or (text != repr(v) and text.lstrip("+-").lower() in ("inf", "infinity")):
+            shown = text  # NaN, or an infinity written as a word (-Infinity, +INF)
+        elif text != repr(v):  # a number written past float64's range (1e999): read as inf
+            cut = text if len(text) <= 40 else f"{text[:40]}... ({len(text)} characters)"
+            shown = f"{cut} (a number beyond float64's range, read as {v!r})"
+        else:  # inf as written, or the text unknown: 1e400 reads as inf too
+            shown = f"{v!r} (a number beyond float64's range, or {v!r} as written)"
         raise InputFormatError(
             f"the score column {name!r} holds {shown}; scores must be finite numbers",
             source=source,
@@ -425,7 +439,11 @@ def in_order(table: Any, name: str, values: Any, role: str, check: Callable[[Any
 
 def score_values(table: Any, name: str, values: Any) -> Any:
     """:func:`scores` of the column ``name`` holding ``values`` (as read: numbers or text)."""
-    return in_order(table, name, values, "score", lambda v: finite(v, name, table.source, table.at))
+
+    def checked(v: Any) -> Any:
+        return finite(v, name, table.source, table.at, lambda i, x: str(table.written(i, name, x)))
+
+    return in_order(table, name, values, "score", checked)
 
 
 def weights(table: Any, col: Any, specs: list | None = None) -> Any:

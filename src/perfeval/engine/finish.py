@@ -729,10 +729,7 @@ def warn_undefined(
     by_why: dict[str, list[str]] = {}  # the measures undefined for one reason: named together, once
     for label, r in results.items():
         if r.per_group is not None and r.undefined:
-            whys = tuple(r.undefined_groups_why)
-            if len(whys) != len(r.undefined) or not all(whys):  # known for every group, or not said
-                whys = ()
-            by_groups.setdefault((tuple(map(repr, r.undefined)), whys, len(r.per_group)), []).append(label)
+            by_groups.setdefault((*undefined_groups(r), len(r.per_group)), []).append(label)
         elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
             if r.why:
                 by_why.setdefault(r.why, []).append(label)
@@ -780,26 +777,48 @@ def _warn_groups(by_groups: dict[tuple, list[str]]) -> None:
     each group's own reason where every group has one (:func:`group_reasons`).
     """
     for (keys, whys, total), labels in by_groups.items():
-        if whys:  # each group's own reason (one, said once, when every group has it)
-            if len(set(whys)) == 1:
-                shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "") + f": {whys[0]}"
-            else:  # the groups of one reason named together: each reason said once
-                by_why: dict[str, list[str]] = {}
-                for k, why in zip(keys[:5], whys[:5], strict=True):
-                    by_why.setdefault(why, []).append(k)
-                shown = "; ".join(f"{', '.join(ks)}: {why}" for why, ks in by_why.items())
-                shown += "; ..." if len(keys) > 5 else ""
-        else:
-            shown = ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
         named = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
         verb, its = ("is", "its") if len(labels) == 1 else ("are", "their")
         warn(
             UndefinedMeasureWarning(
-                f"{named} {verb} undefined for {len(keys)} of {total} groups ({shown}); they are left out "
-                f"of {its} means and listed in the report"
+                f"{named} {verb} undefined for {len(keys)} of {total} groups ({groups_said(keys, whys)}); "
+                f"they are left out of {its} means and listed in the report"
                 + ("" if whys else " (`perfeval list-measures --long` says when a measure is undefined)")
             )
         )
+
+
+def undefined_groups(r: MeasureResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The groups where a result (over groups) is undefined, each as its key's ``repr``, and their
+    reasons (:func:`group_reasons`) in the same order: ``()`` unless every group has its own.
+    """
+    keys = tuple(map(repr, r.undefined))
+    whys = tuple(r.undefined_groups_why)
+    if len(whys) != len(keys) or not all(whys):  # known for every group, or not said
+        whys = ()
+    return keys, whys
+
+
+def groups_said(keys: Sequence[str], whys: Sequence[str]) -> str:
+    """The groups ``keys`` (their ``repr``) where a measure is undefined, the first five, with their
+    reasons ``whys`` (:func:`undefined_groups`: each group's, or none): the groups of one reason
+    named together and the reason said once, as every warning of undefined groups says them
+    (``evaluate``'s, ``compare``'s).
+
+    >>> groups_said(["'a'", "'b'", "'c'"], ["one class", "one class", "no case"])
+    "'a', 'b': one class; 'c': no case"
+    >>> groups_said(["'a'", "'b'"], [])
+    "'a', 'b'"
+    """
+    if not whys:
+        return ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
+    if len(set(whys)) == 1:  # one reason, said once
+        return ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "") + f": {whys[0]}"
+    by_why: dict[str, list[str]] = {}
+    for k, why in zip(keys[:5], whys[:5], strict=True):
+        by_why.setdefault(why, []).append(k)
+    shown = "; ".join(f"{', '.join(ks)}: {why}" for why, ks in by_why.items())
+    return shown + ("; ..." if len(keys) > 5 else "")
 
 
 def _warn_left_per_group(

@@ -76,6 +76,22 @@ class Rows(Protocol):
         """Raise the caller's one-line error."""
         ...
 
+    def written(self, row: int, name: str, value: Any) -> str:
+        """``value``, read from the column ``name`` on row ``row`` (0-based), as the table writes it
+        (a file's own text, ``2.00`` where ``2.0`` was read), for a message.
+        """
+        ...
+
+
+def shown(rows: Rows, row: int, name: str, value: Any) -> str:
+    """A value of the column ``name`` on row ``row`` quoted in a message: a number as the table
+    writes it (:meth:`Rows.written`: the file's ``'2.00'``, not the ``'2.0'`` read), a label as
+    :func:`key` writes it.
+    """
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        return repr(rows.written(row, name, value))
+    return repr(key(value))
+
 
 class Long(NamedTuple):
     """A long table pivoted: a row a case, in the order the cases first appear."""
@@ -233,8 +249,9 @@ def _targets(
     marked = _marker(target) if form != LABELS_FORM else None
     if form == MARKER_FORM and marked is None:
         r = int(np.argmax(~_marker_values(target)[0]))
+        value = shown(rows, r, name, target[r])
         rows.fail(
-            f"case {said(case_ids[case[r]])}: the target column {name!r} holds {key(target[r])!r} on "
+            f"case {said(case_ids[case[r]])}: the target column {name!r} holds {value} on "
             f"{rows.position(r)}, not 0 or 1, where other cases read it as a 0/1 marker of the true "
             "class's row: one way for the whole column (the true class on each row of a case, or the "
             "marker)"
@@ -278,9 +295,10 @@ def _per_case(rows: Rows, name: str, values: Any, case: np.ndarray, case_ids: An
     if differ.any():
         r = int(np.argmax(differ))
         f = int(first[case[r]])
+        one, other = shown(rows, f, name, v[f]), shown(rows, r, name, v[r])
         rows.fail(
-            f"case {said(case_ids[case[r]])}: the column {name!r} holds {key(v[f])!r} on {rows.position(f)} "
-            f"and {key(v[r])!r} on {rows.position(r)}: it is the case's, the same on each of its rows"
+            f"case {said(case_ids[case[r]])}: the column {name!r} holds {one} on {rows.position(f)} and "
+            f"{other} on {rows.position(r)}: it is the case's, the same on each of its rows"
         )
     return v[first]
 
@@ -364,6 +382,9 @@ class ArrayRows:
         from perfeval.exceptions import InvalidDataError
 
         raise InvalidDataError(message)
+
+    def written(self, row: int, name: str, value: Any) -> str:
+        return key(value)  # arrays hold values, not text
 
 
 def _no_missing(a: np.ndarray, name: str, role: str, rows: Rows) -> None:

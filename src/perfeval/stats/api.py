@@ -40,6 +40,7 @@ from perfeval.stats.intervals import (
 from perfeval.stats.paired import CORRECTIONS, correct_bounded
 from perfeval.stats.replicates import (
     Cases,
+    group_evaluated,
     group_parts,
     group_replicates,
     hist_replicates,
@@ -49,7 +50,6 @@ from perfeval.stats.replicates import (
     threads_of,
     value,
 )
-from perfeval.summaries.ranking import group_codes
 
 __all__ = ["ci", "ci_from_summary", "compare", "compare_models"]
 
@@ -597,18 +597,19 @@ def compare(
     sample_weight = deprecated_weights(sample_weight, weights, "compare")
     matrix = is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes) or is_label_matrix(y_true)
     how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
+    read = _Read(y_true, groups, sample_weight, threshold, pos_label, classes, how)
     if how is None and matrix:
         check_request(method or "bca", level, None, "comparison")
-        return warned(class_compare(
+        return warned(read.whys(class_compare(
             y_true, [score_a], score_b, measures=measures, method=method, level=level, n_boot=n_boot,
             seed=seed, groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
             classes=classes, progress=progress,
-        )[0])  # fmt: skip
+        ), [score_a], score_b)[0])  # fmt: skip
     y_true = y_true if how is not None else coded(y_true, pos_label)
-    return warned(_compare_all(
+    return warned(read.whys(_compare_all(
         y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,
         threads, progress, ["score_a", "score_b"], how, ["score_a", "score_b"],
-    )[0])  # fmt: skip
+    ), [score_a], score_b)[0])  # fmt: skip
 
 
 @measures_keyword("perfeval.stats.compare_models")
@@ -730,21 +731,99 @@ def _compare_models(
     how = _regression(
         y_true, measures, task, pos_label, matrix or is_label_matrix(y_true) or classes is not None
     )
+    read = _Read(y_true, groups, sample_weight, threshold, pos_label, classes, how)
+    scores = [models[n] for n in names]
     if how is None and matrix:
         check_request(method or "bca", level, None, "comparison")
         res = class_compare(
-            y_true, [models[n] for n in names], models[baseline], measures=measures, method=method,
+            y_true, scores, models[baseline], measures=measures, method=method,
             level=level, n_boot=n_boot, seed=seed, groups=groups, sample_weight=sample_weight,
             threshold=threshold, pos_label=pos_label, classes=classes, progress=progress,
         )  # fmt: skip
-        return warned(dict(zip(names, res, strict=True)))
+        return warned(dict(zip(names, read.whys(res, scores, models[baseline]), strict=True)))
     y_true = y_true if how is not None else coded(y_true, pos_label)
     res = _compare_all(
-        y_true, [models[n] for n in names], models[baseline], measures, method, level, n_boot, seed, groups,
+        y_true, scores, models[baseline], measures, method, level, n_boot, seed, groups,
         sample_weight, threshold, threads, progress, [*map(str, names), str(baseline)], how,
         [f"models[{n!r}]" for n in [*names, baseline]],
     )  # fmt: skip
-    return warned(dict(zip(names, res, strict=True)))
+    return warned(dict(zip(names, read.whys(res, scores, models[baseline]), strict=True)))
+
+
+@dataclasses.dataclass
+class _Read:
+    """How :func:`perfeval.evaluate` reads a comparison's models (the targets as given, before any
+    coding; ``how``: why they are a regression target, None when they are not), to say why a model's
+    value is undefined as ``evaluate`` and ``perfeval eval`` say it (:meth:`whys`).
+    """
+
+    y_true: Any
+    groups: Any
+    sample_weight: Any
+    threshold: float
+    pos_label: Any
+    classes: Sequence[Any] | None
+    how: str | None
+
+    def whys(
+        self, results: list[dict[str, Comparison]], scores: list, score_b: Any
+    ) -> list[dict[str, Comparison]]:
+        """``results`` (each model of ``scores`` against ``score_b``), each comparison with a model's
+        value undefined (NaN) given the reason :func:`perfeval.evaluate` gives of that model and
+        measure (``why_a``, ``why_b``), each model's once.  Over groups, a value undefined only over
+        the groups defined for both models (each model's own mean a number) says so.  A model that
+        evaluate refuses, or whose value it gives no reason for, keeps none (its JSON says the
+        measure's edge cases).
+        """
+        known: dict[tuple[int, str], str] = {}
+
+        def why(i: int, c: Comparison) -> str:
+            if (i, c.label) not in known:
+                r = self._result(score_b if i == len(scores) else scores[i], c.label)
+                if r is not None and r.why and math.isnan(r.value):
+                    known[(i, c.label)] = r.why
+                elif r is not None and math.isfinite(r.value) and c.groups_compared:
+                    known[(i, c.label)] = (
+                        "no group is defined for both models, and the comparison is over those "
+                        "(groups_compared)"
+                    )
+                else:
+                    known[(i, c.label)] = ""
+            return known[(i, c.label)]
+
+        out = []
+        for m, by in enumerate(results):
+            said = {}
+            for label, c in by.items():
+                wa = why(m, c) if math.isnan(c.estimate_a) else ""
+                wb = why(len(scores), c) if math.isnan(c.estimate_b) else ""
+                said[label] = dataclasses.replace(c, why_a=wa, why_b=wb) if wa or wb else c
+            out.append(said)
+        return out
+
+    def _result(self, scores: Any, label: str) -> Any:
+        """The result :func:`perfeval.evaluate` gives of one model and measure (None: refused, or not
+        among its results).
+        """
+        from perfeval.api.evaluation import evaluate
+        from perfeval.exceptions import PerfError
+
+        with warnings.catch_warnings():  # the comparison said its warnings already
+            warnings.simplefilter("ignore")
+            try:
+                return evaluate(
+                    self.y_true,
+                    scores,
+                    measures=[label],
+                    groups=self.groups,
+                    sample_weight=self.sample_weight,
+                    threshold=self.threshold,
+                    pos_label=self.pos_label,
+                    classes=self.classes,
+                    task="regression" if self.how is not None else None,
+                ).results.get(label)
+            except PerfError:
+                return None
 
 
 def _compare_all(
@@ -852,21 +931,22 @@ def method_of(spec: Any, method: str | None, grouped: bool, weighted: bool, both
     return "bca"
 
 
-def _warn_undefined_groups(label: str, cases: Cases, values: np.ndarray, name: str) -> None:
-    """The groups where a model's measure is undefined, said as ``evaluate`` says them (the
-    comparison's group values leave them out as its means do), the model named.
+def _warn_undefined_groups(label: str, result: Any, name: str) -> None:
+    """The groups where a model's measure is undefined (``result``: evaluate's over the groups,
+    :func:`~perfeval.stats.replicates.group_evaluated`), each with its reason, said as ``evaluate``
+    says them (:func:`perfeval.engine.finish.groups_said`; the comparison's group values leave them
+    out as its means do), the model named.
     """
-    bad = np.flatnonzero(np.isnan(values))
-    if not len(bad):
+    from perfeval.engine.finish import groups_said, undefined_groups
+
+    if not result.undefined:
         return
-    assert cases.groups is not None  # a comparison over groups
-    keys, _codes = group_codes(cases.groups)
-    shown = ", ".join(repr(keys[i].item() if hasattr(keys[i], "item") else keys[i]) for i in bad[:5])
+    keys, whys = undefined_groups(result)
     warnings.warn(
         UndefinedMeasureWarning(
-            f"{label} of {name} is undefined for {len(bad)} of {len(values)} groups "
-            f"({shown}{', ...' if len(bad) > 5 else ''}); they are left out of its mean "
-            "(`perfeval list-measures --long` says when a measure is undefined)"
+            f"{label} of {name} is undefined for {len(keys)} of {len(result.per_group)} groups "
+            f"({groups_said(keys, whys)}); they are left out of its mean"
+            + ("" if whys else " (`perfeval list-measures --long` says when a measure is undefined)")
         ),
         stacklevel=user_stacklevel(),
     )
@@ -942,11 +1022,11 @@ def _compare_one(
         if ca.groups is not None or spec.measure.kind != "binary":
             if ca.groups is None:
                 raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
-            ea, va, agg = group_parts(spec, ca)
-            eb, vb, _ = group_parts(spec, cb)
-            _warn_undefined_groups(spec.label, ca, va, names[m])
+            ea, va, agg, res_a = group_evaluated(spec, ca)
+            eb, vb, _, res_b = group_evaluated(spec, cb)
+            _warn_undefined_groups(spec.label, res_a, names[m])
             if m == 0:
-                _warn_undefined_groups(spec.label, cb, vb, names[-1])
+                _warn_undefined_groups(spec.label, res_b, names[-1])
             both = ~np.isnan(va) & ~np.isnan(vb)
             over = _common_groups(va, vb, both, names[m], names[-1])
             if over:  # a paired test by group: both models' means over the groups defined for both

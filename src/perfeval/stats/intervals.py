@@ -127,6 +127,12 @@ class Comparison:
     #: values (and the difference, its interval and test) are over, those defined for both ('' when
     #: the models are defined in the same groups)
     groups_compared: str = ""
+    #: why model a's (``why_a``) and b's (``why_b``) value is undefined (NaN) where it is, as
+    #: :func:`perfeval.evaluate` and ``perfeval eval`` say it of that model ('' when the value is a
+    #: number, or no reason is known: the measure's edge cases are said instead); ``to_dict`` says it
+    #: beside the value (``estimate_a_why_null``)
+    why_a: str = ""
+    why_b: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return as_dict(self)
@@ -141,6 +147,8 @@ def as_dict(result: Interval | Comparison) -> dict[str, Any]:
     for k in ("note", "left_out", "groups_compared"):  # only when there is one
         if not d.get(k):
             d.pop(k, None)
+    for k in ("why_a", "why_b"):  # said beside the value it is of (reasons: estimate_a_why_null)
+        d.pop(k, None)
     if "correction" in d and d["correction"] is None:  # no correction asked: the fields of compare()
         for k in ("correction", "p_adjusted", "p_adjusted_bound"):
             d.pop(k)
@@ -167,9 +175,15 @@ def reasons(result: Interval | Comparison) -> dict[str, str]:
         cause = "the estimate is not a finite number"
         rest: tuple[str, ...] = ("low", "high", "se")
     else:
-        for k, whose in (("estimate_a", "model a's"), ("estimate_b", "model b's")):
-            if not math.isfinite(getattr(result, k)):
-                why[k] = _what(getattr(result, k), label, whose)
+        for k, whose, said in (
+            ("estimate_a", "model a's", result.why_a),
+            ("estimate_b", "model b's", result.why_b),
+        ):
+            v = getattr(result, k)
+            if math.isnan(v) and said:  # evaluate's reason for that model
+                why[k] = f"{whose} {label} is undefined for this data: {said}"
+            elif not math.isfinite(v):
+                why[k] = _what(v, label, whose)
         d = result.difference
         if not math.isfinite(d):
             which = [w for w, k in (("model a's", "estimate_a"), ("model b's", "estimate_b")) if k in why]

@@ -439,6 +439,14 @@ def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
     regression measure: of a regression target, weighted by the case weights as evaluate() weighs
     it).
     """
+    est, vals, agg, _ = group_evaluated(spec, cases)
+    return est, vals, agg
+
+
+def group_evaluated(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray, Any]:
+    """:func:`group_parts` and evaluate()'s result of the measure over the groups (its
+    ``undefined`` groups and each one's reason, ``undefined_groups_why``, as evaluate says them).
+    """
     from perfeval.api.evaluation import evaluate
 
     assert cases.groups is not None
@@ -458,7 +466,7 @@ def group_parts(spec, cases: Cases) -> tuple[float, np.ndarray, np.ndarray]:
     vals = np.asarray(res.per_group, np.float64)
     sizes = np.bincount(codes, minlength=len(keys)).astype(np.float64)
     agg = sizes if spec.measure.aggregate == "weighted" else np.ones(len(keys))
-    return float(res.value), vals, agg
+    return float(res.value), vals, agg, res
 
 
 def group_weights(n_groups: int, seed: int, r0: int, r1: int) -> np.ndarray:

@@ -466,7 +466,7 @@ def run(args: Any) -> int:
                 }
             )
     _corrected(rows, args.correction)
-    whys = _whys(args, y, models, g, w, specs, classes, noted)
+    whys = _whys(every, base)
     _say_undefined(noted, whys)
     bounds = _tie_bounds(y, models, base, g, w, specs, args.threshold) if args.tie_bounds else None
     if args.format == "json":
@@ -518,42 +518,18 @@ _FIELDS = {
 }
 
 
-def _whys(
-    args: Any, y: Any, models: dict, g: Any, w: Any, specs: list, classes: Any, noted: dict
-) -> dict[tuple[str, str], str]:
+def _whys(every: dict, base: str) -> dict[tuple[str, str], str]:
     """Why each model's value that is undefined (NaN) is so, by (measure label, model): the reason
-    ``perfeval eval`` gives of the same model (:class:`perfeval.engine.report.MeasureResult`'s
-    ``why``), from :func:`perfeval.evaluate` of that model and measure alone; nothing when it gives
-    none.
+    ``perfeval eval`` gives of the same model, as the comparisons carry it (``Comparison.why_a``,
+    ``why_b``: :func:`perfeval.compare_models` reads each such model with :func:`perfeval.evaluate`);
+    nothing when it gives none.
     """
-    import warnings
-
-    from perfeval.api.evaluation import evaluate
-
-    by_label = {sp.label: sp for sp in specs}
     out: dict[tuple[str, str], str] = {}
-    for (label, infinite), which in noted.items():
-        sp = by_label.get(label)
-        if infinite or sp is None:
-            continue
-        for name in which:
-            with warnings.catch_warnings():  # the reason is said in the note, not as eval's warning
-                warnings.simplefilter("ignore")
-                try:
-                    r = evaluate(
-                        y,
-                        models[name],
-                        measures=[sp],
-                        groups=g,
-                        sample_weight=w,
-                        threshold=args.threshold,
-                        classes=None if classes is None else tuple(range(classes.k)),
-                        task="regression" if getattr(args, "regression", None) else None,
-                    ).results.get(label)
-                except PerfError:
-                    continue
-            if r is not None and r.why and not math.isfinite(r.value):
-                out[(label, name)] = r.why
+    for name, by in every.items():
+        for c in by.values():
+            for who, said in ((name, c.why_a), (base, c.why_b)):
+                if said:
+                    out[(c.label, who)] = said
     return out
 
 
