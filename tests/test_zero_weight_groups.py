@@ -96,3 +96,118 @@ def test_the_command_notes_them(tmp_path, capsys, extra, task):
     assert code == 0, err
     assert NOTE in err and err.count(NOTE) == 1, err
     assert "\na " not in out and "\nd " not in out and "\nb " in out
+
+
+# -- Metric: the same warning as evaluate() on the rows of every update so far ----------------------------
+def _said(compute) -> tuple[list[tuple], object]:
+    """The warnings ``compute()`` gives (class, text), in order, and its report."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = compute()
+    return [(w.category, str(w.message)) for w in caught], r
+
+
+def _metric(measures, y, s, g, w, cuts, **kw) -> perfeval.Metric:
+    m = perfeval.Metric(measures, **kw)
+    for a, b in cuts:
+        m.update(y[a:b], s[a:b], groups=g[a:b], sample_weight=w[a:b])
+    return m
+
+
+KINDS = [
+    (["roc", "acc"], {}),  # the rows kept
+    (["roc", "acc"], {"clustered": True}),  # each group finished as it ends
+    (["mse", "mae"], {"task": "regression"}),
+    (["roc"], {"dialect": "sklearn"}),  # every row kept, those of weight 0 too
+]
+
+
+@pytest.mark.parametrize(("measures", "kw"), KINDS)
+def test_a_metric_says_what_evaluate_says_whatever_its_updates(measures, kw):
+    y, s, g, w = _data(10)
+    for k in (1, 4, 8):
+        w[g == k] = 0
+    w[np.flatnonzero(g == 6)[:3]] = 0  # some of its rows: a group still
+    ekw = {"task": kw["task"]} if "task" in kw else {"dialect": kw["dialect"]} if "dialect" in kw else {}
+    want, report = _said(lambda: perfeval.evaluate(y, s, groups=g, sample_weight=w, measures=measures, **ekw))
+    assert (ZeroWeightGroupsWarning, "3 groups (1, 4, 8) have only rows of weight 0: left out, as rows of "
+            "weight 0 are") in want  # fmt: skip
+    n = len(y)
+    for cuts in (
+        [(0, n)],
+        [(0, 7), (7, 30), (30, n)],
+        [(i, i + 1) for i in range(n)],
+        [(0, 25), (25, 25), (25, n)],
+    ):
+        got, r = _said(_metric(measures, y, s, g, w, cuts, **kw).compute)
+        assert got == want, cuts
+        assert list(r.groups) == list(report.groups)
+
+
+@pytest.mark.parametrize(("measures", "kw"), KINDS)
+def test_rows_of_weight_0_in_one_update_and_not_in_another_make_a_group(measures, kw):
+    """Group 1's rows of weight 0 come in the first update, its rows of weight > 0 in the second: it
+    is a group, and nothing is said (each update alone would have said it)."""
+    y, s, g, w = _data(4)  # six rows a group, in group order
+    w[6:9] = 0  # group 1's first three rows: the end of the first update
+    got, r = _said(_metric(measures, y, s, g, w, [(0, 9), (9, len(y))], **kw).compute)
+    assert not [m for c, m in got if c is ZeroWeightGroupsWarning] and 1 in list(r.groups)
+    alone = _said(lambda: _metric(measures, y, s, g, w, [(0, 9)], **kw).compute())[0]
+    assert (
+        ZeroWeightGroupsWarning,
+        "1 group (1) has only rows of weight 0: left out, as rows of weight 0 are",
+    ) in alone
+
+
+@pytest.mark.parametrize(("measures", "kw"), [k for k in KINDS if "clustered" not in k[1]])
+def test_a_merge_a_state_and_a_pickle_keep_them(measures, kw):
+    import pickle
+
+    y, s, g, w = _data(6)
+    w[g == 2] = 0
+    w[g == 4] = 0
+    ekw = {"task": kw["task"]} if "task" in kw else {"dialect": kw["dialect"]} if "dialect" in kw else {}
+    want, _ = _said(lambda: perfeval.evaluate(y, s, groups=g, sample_weight=w, measures=measures, **ekw))
+    a = _metric(measures, y, s, g, w, [(0, 20)], **kw)
+    b = _metric(measures, y, s, g, w, [(20, len(y))], **kw)
+    merged = perfeval.Metric.merge_all([a, b])
+    back = perfeval.Metric(measures, **kw)
+    back.load_state_dict(a.state_dict())
+    back.merge(b)
+    for m in (merged, back, pickle.loads(pickle.dumps(merged))):
+        assert _said(m.compute)[0] == want
+    if "dialect" not in kw:  # one id a group in the state, not one a row
+        assert list(a.state_dict()["zero_groups"]) == [2]
+    # group 2's rows of weight > 0 in another Metric: merged in, it is a group
+    c = perfeval.Metric(measures, **kw)
+    c.update(y[g == 2][:2], s[g == 2][:2], groups=g[g == 2][:2], sample_weight=np.ones(2))
+    got, r = _said(perfeval.Metric.merge_all([a, b, c]).compute)
+    assert (
+        ZeroWeightGroupsWarning,
+        "1 group (4) has only rows of weight 0: left out, as rows of weight 0 are",
+    ) in got
+    assert 2 in list(r.groups)
+
+
+def test_a_clustered_metric_merged_says_them_once():
+    y, s, g, w = _data(6)
+    w[g == 2] = 0
+    w[g == 4] = 0
+    want, _ = _said(lambda: perfeval.evaluate(y, s, groups=g, sample_weight=w, measures=["roc"]))
+    a = _metric(["roc"], y, s, g, w, [(0, 18)], clustered=True)  # groups 0, 1, 2
+    b = _metric(["roc"], y, s, g, w, [(18, len(y))], clustered=True)
+    assert _said(perfeval.Metric.merge_all([a, b]).compute)[0] == want
+
+
+def test_a_state_written_before_loads_and_says_nothing_of_them():
+    y, s, g, w = _data(4)
+    w[g == 2] = 0
+    m = _metric(["roc"], y, s, g, w, [(0, len(y))])
+    old = {k: v for k, v in m.state_dict().items() if k != "zero_groups"}
+    back = perfeval.Metric(["roc"])
+    back.load_state_dict(old)
+    got, r = _said(back.compute)
+    assert not [x for c, x in got if c is ZeroWeightGroupsWarning] and 2 not in list(r.groups)
+    bad = dict(m.state_dict(), zero_groups=[2])
+    with pytest.raises(perfeval.InvalidParameterError, match="zero_groups"):
+        perfeval.Metric(["roc"]).load_state_dict(bad)

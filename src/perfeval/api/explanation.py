@@ -422,7 +422,7 @@ def _explain_regression(
         regression_specs,
         regression_task,
     )
-    from perfeval.summaries.regression import lost_reason
+    from perfeval.summaries.regression import lost_reason, no_float
 
     if task == "binary":
         raise InvalidParameterError("task='binary' names regression measures: drop one or the other")
@@ -460,9 +460,7 @@ def _explain_regression(
     rows = {tool: {} for tool in TOOLS if tool in wanted}  # type: dict[str, dict[str, Cell]]
     for s in specs:
         r = base.results[s.label]
-        beyond = (
-            r.why if math.isnan(r.value) and "beyond the range of a 64-bit float" in (r.why or "") else None
-        )
+        beyond = r.why if math.isnan(r.value) and no_float(r.why) else None
         got = regression_cells(facts, s, r.value, lost=r.why == lost_reason(s.measure.name), beyond=beyond)
         for tool, row in rows.items():
             value, why, rules = got[tool]

@@ -51,7 +51,9 @@ from perfeval.base.checks import (
     binary_targets,
     check_options,
     id_kind,
+    say_zero_weight_groups,
     to_numpy,
+    zero_weight_groups,
 )
 from perfeval.engine import DEFAULT_MEASURES, TIES, binary_values, finish, resolve, warn_undefined
 from perfeval.engine.door import check, code
@@ -376,6 +378,10 @@ class Metric:
         self._reg: Any = None
         #: the slices (``by=``): a :class:`perfeval.backends.slices.SliceFeed`, made by the first update
         self._slices: Any = None
+        #: the groups that, in some update, had only rows of weight 0 (sorted, distinct; None: none):
+        #: those no other row of weight > 0 joins are the ones evaluate() says it left out
+        #: (:class:`~perfeval.exceptions.ZeroWeightGroupsWarning`, :meth:`_say_zero_groups`)
+        self._zero: np.ndarray | None = None
         if self._task == "regression":
             from perfeval.engine.regression import empty_summary
 
@@ -475,7 +481,7 @@ class Metric:
             size += sum(nbytes(a) for a in self._open)
         if self._slices is not None:
             size += self._slices.nbytes
-        return size
+        return size + nbytes(self._zero)
 
     # -- update ------------------------------------------------------------------------------------------
     def update(
@@ -534,8 +540,10 @@ class Metric:
         finished = self._finish_update(c) if self.clustered else None
         summary = not (self._needs_rows or g is not None or w is not None)
         feed, part = self._slices_read(by, c.rows_in, summary)
+        zero = _zero_union(self._zero, c.zero_groups)
         saved = self._saved()  # the batch is valid: the state changes from here on, whole or not at all
         try:
+            self._zero = zero
             if feed is not None:  # every row: those of weight 0 count in the slices' rows
                 self._slices = feed
                 if summary:
@@ -589,8 +597,10 @@ class Metric:
         group_dtype, group_kind = self._check_groups(c.g, first, c.rows_in)
         summary = self._reg if g is not None else fold(self._reg, c)  # made whole before it is taken
         feed, part = self._slices_read(by, c.rows_in, False)
+        zero = _zero_union(self._zero, c.zero_groups)
         saved = self._saved()
         try:
+            self._zero = zero
             if feed is not None:
                 self._slices = feed
                 feed.take(part, arrays=(y, s, g, w))
@@ -1024,10 +1034,12 @@ class Metric:
                 "in this one",
             )
         summary = self._reg + other._reg
+        zero = _zero_union(self._zero, other._zero)
         saved = self._saved()
         try:
             self._kept.extend(other._kept)
             self._reg = summary
+            self._zero = zero
             self._grouped = self._grouped if self._grouped is not None else other._grouped
             self._weighted = self._weighted if self._weighted is not None else other._weighted
             self._group_dtype = group_dtype
@@ -1075,8 +1087,10 @@ class Metric:
             [(other._hist.scores, other._hist.pos, other._hist.neg)] if len(other._hist.scores) else []
         )
         theirs_pending += list(other._pending)
+        zero = _zero_union(self._zero, other._zero)
         saved = self._saved()  # the merge is valid: the state changes from here on, whole or not at all
         try:
+            self._zero = zero
             self._labels = labels
             self._family = self._family or other._family
             self._any_positive = self._any_positive or other._any_positive
@@ -1279,6 +1293,8 @@ class Metric:
             y, s, g, w = rows if rows is not None else self._nothing()
             if g is not None and self._group_dtype is not None and g.dtype != self._group_dtype:
                 g = g.astype(self._group_dtype)  # a batch whose every row weighed 0 had ids too
+            if g is not None:
+                self._say_zero_groups(lambda ids: np.isin(ids, g))
             return self._finish_rows(y, s, g, w)
         if self.pos_label is not None and not self._any_positive:
             self._no_positive()
@@ -1307,6 +1323,7 @@ class Metric:
             assert g is not None  # grouped
             if self._group_dtype is not None and g.dtype != self._group_dtype:
                 g = g.astype(self._group_dtype)
+            self._say_zero_groups(lambda ids: np.isin(ids, g))
             cases = check_regression(y, s, g, w)
             report = finish_regression(
                 Cases(cases.y, cases.s, cases.g, cases.w, self._rows_in), self._specs, task_from=self._how
@@ -1384,6 +1401,8 @@ class Metric:
         rows = self._kept.arrays()
         y, s, g, w = rows if rows is not None else self._nothing()
         ids = self._kept.ids()
+        if g is not None and w is not None and not w.all():  # every row kept: evaluate()'s check
+            say_zero_weight_groups(zero_weight_groups(g, w > 0))
         every = Cases(y, s, g, w, self._rows_in)
         checked, raw = every, None
         if w is not None and not w.all():  # as evaluate() checks them: the cases of weight 0 dropped
@@ -1414,6 +1433,10 @@ class Metric:
         """compute() with ``clustered=True``: the finished groups and the open one, their means
         taken as finish() takes them, over every group in key order.
         """
+        open_ids = self._open[2] if self._open is not None else None
+        self._say_zero_groups(
+            lambda ids: self._done.held(ids) | (np.isin(ids, open_ids) if open_ids is not None else False)
+        )
         if self.pos_label is not None and any(s.measure.kind != "ranking" for s in self._specs):
             if not self._any_positive:
                 self._no_positive()
@@ -1454,6 +1477,20 @@ class Metric:
         report = Report(results, keys, params)
         report.group_sizes = sizes
         return report
+
+    def _say_zero_groups(self, held: Any) -> None:
+        """evaluate()'s :class:`~perfeval.exceptions.ZeroWeightGroupsWarning` of these rows, said as
+        its check says it, before any other word: the groups that had only rows of weight 0 in some
+        update (:attr:`_zero`) and have no row of weight > 0 anywhere (``held(ids)``: which of the
+        sorted ``ids`` have one), sorted as evaluate() sorts the ids of all the rows.
+        """
+        ids = self._zero
+        if ids is None:
+            return
+        if self._group_dtype is not None and ids.dtype != self._group_dtype:
+            ids = np.unique(ids.astype(self._group_dtype))
+        gone = ids[~np.asarray(held(ids), dtype=bool)]
+        say_zero_weight_groups(gone if len(gone) else None)
 
     def _no_positive(self) -> None:
         """evaluate()'s error for a positive label that no row holds (every label seen listed)."""
@@ -1502,6 +1539,7 @@ class Metric:
             "slices": None if self._slices is None else self._slices.state(),
             "by": None if self._ask is None else [list(w) for w in self._ask.wanted],
             "by_options": None if self._ask is None else (self._ask.min_size, self._ask.missing),
+            "zero_groups": self._zero,
         }
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -1537,6 +1575,8 @@ class Metric:
         self._group_dtype = None if dtype is None else np.dtype(dtype)
         self._group_kind = state.get("group_kind")  # None in a state of an earlier layout: read off an id
         self._with_ids = state.get("with_ids")
+        # (a state written before it was kept holds none: its groups of weight 0 are not said)
+        self._zero = state.get("zero_groups")
         if state.get("groups") is not None:
             self._done = FinishedGroups.from_state(self._order(), state["groups"])
         self._open = state.get("open")
@@ -1639,6 +1679,8 @@ def _from_state(state: Any, clustered: bool) -> Metric:
         bad.append("classes")
     if not isinstance(state.get("class_state"), (dict, type(None))):
         bad.append("class_state")
+    if not isinstance(state.get("zero_groups"), (np.ndarray, type(None))):
+        bad.append("zero_groups")
     held = state.get("open")  # a clustered Metric's open group: its rows (y, s, g, w or None)
     if held is not None and not (
         isinstance(held, (tuple, list))
@@ -1699,6 +1741,17 @@ def _by_of(state: dict[str, Any]) -> dict[str, Any]:
         )
     min_size, missing = options
     return {"by": [w[0] if len(w) == 1 else tuple(w) for w in by], "min_size": min_size, "missing": missing}
+
+
+def _zero_union(held: np.ndarray | None, new: np.ndarray | None) -> np.ndarray | None:
+    """The ids of the groups that had only rows of weight 0 in some update (``held``) with those of
+    another update or Metric (``new``): sorted and distinct, one id a group (never a row's).
+    """
+    if new is None or not len(new):
+        return held
+    if held is None or not len(held):
+        return np.unique(new)
+    return np.unique(np.concatenate([held, new]))
 
 
 def regression_state(summary: Any) -> dict[str, Any]:

@@ -743,9 +743,10 @@ def _group_deviance(gs: _GroupSums, p: float) -> tuple[np.ndarray, np.ndarray, n
     """Each group's exact sum of the rows' Tweedie deviance of power ``p`` and of the weights (one
     scale), and whether the group has a row outside the deviance's domain.
     """
-    dev, ok = deviance_rows(gs.y, gs.s, p)
-    big = ~np.isfinite(dev)
-    if big.any():  # a row's deviance past float64's range: its group finished alone (NaN, and why)
+    dev, ok, low = deviance_rows(gs.y, gs.s, p)
+    big = ~np.isfinite(dev) | low
+    if big.any():  # a row's deviance past float64's range, or whose steps lost their bits below its
+        # normal range: its group finished alone (NaN, and why)
         dev = np.where(big, 0.0, dev)
         over = gs.rows_where(big if gs.w is None else big & (gs.w > 0)) > 0
         had = gs.__dict__.get("alone")
@@ -848,16 +849,16 @@ def _group_d2_tweedie(gs: _GroupSums, p: float) -> np.ndarray:
     mean = _divide(*gs.get("sy", "weight"))
     good = mean > 0 if (p < 0 or p >= 1) else np.ones(len(mean), dtype=bool)
     mu = np.where(good, mean, 1.0)[gs.gid]
-    dev, _ = deviance_rows(gs.y, mu, p)
-    over = ~np.isfinite(dev)
-    dev[over] = 0.0
+    dev, _, low = deviance_rows(gs.y, mu, p)
+    over = ~np.isfinite(dev) & ~low
+    dev[over | low] = 0.0
     gs.made(f"d2dev{p!r}", dev)
     num, den, W, syy, sy = gs.get(f"dev{p!r}", f"d2dev{p!r}", "weight", "syy", "sy")
     out = _fraction(num, den)
-    over = gs.rows_where(over) > 0
-    gs.__dict__[f"d2mean{p!r}"] = (mean, good, over)  # for the groups' reasons
+    over, low = gs.rows_where(over) > 0, gs.rows_where(low) > 0
+    gs.__dict__[f"d2mean{p!r}"] = (mean, good, over, low)  # for the groups' reasons
     out[W * syy - sy * sy == 0] = math.nan  # every target equal: no loss, whatever the rounding
-    out[bad | ~good | over] = math.nan
+    out[bad | ~good | over | low] = math.nan
     return out
 
 
@@ -977,9 +978,10 @@ def _d2_tweedie_whys(p: float, gs: _GroupSums, nan: np.ndarray, said: _Reasons, 
         bad = gs.__dict__[f"bad{p!r}"][nan]
         said.count(bad > 0, bad, lambda c: rm.domain_why(c, p))
         say_lost("sy", f"dev{p!r}")
-        mean, good, over = (a[nan] for a in gs.__dict__[f"d2mean{p!r}"])
+        mean, good, over, low = (a[nan] for a in gs.__dict__[f"d2mean{p!r}"])
         said.count(~good, mean, lambda m: rm.mean_domain_why(p, m))
         said.say(over, rm.mean_range_why(p))
+        said.say(low, rm.mean_low_why(p))
         say_lost()  # the mean's deviances' sum
     said.rest(rm.D2_MEAN_CONSTANT)  # else NaN only where the mean's deviance is 0
 

@@ -32,7 +32,7 @@ from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.functional.door import check_sample_weight, warn_undefined
 from perfeval.measures import regression as R
 from perfeval.measures import regression_sklearn as S
-from perfeval.summaries.regression import RegressionSummary, ratio
+from perfeval.summaries.regression import RegressionSummary, no_float, ratio
 
 __all__ = [
     "mean_absolute_error",
@@ -131,10 +131,11 @@ def _summaries(yt: Array, yp: Array, w: Array | None, **needs: Any) -> list[Regr
 
 def _sure(f: Any) -> float:
     """A measure's value (:class:`~perfeval.measures.multiclass.Finished`), refused in one line where
-    it is NaN because a number is beyond float64's range (its reason: scikit-learn would give inf or
-    NaN; a function of one value has no room for the reason beside a NaN).
+    it is NaN because a number is beyond float64's range, or a row's deviance lost its bits below its
+    normal range (:func:`~perfeval.summaries.regression.no_float`; its reason: scikit-learn would give
+    inf, NaN or a wrong number; a function of one value has no room for the reason beside a NaN).
     """
-    if math.isnan(f.value) and f.why and "beyond the range of a 64-bit float" in f.why:
+    if math.isnan(f.value) and no_float(f.why):
         raise InvalidDataError(f.why)
     return float(f.value)
 

@@ -23,6 +23,7 @@ import numpy as np
 
 from perfeval.measures.multiclass import Finished
 from perfeval.summaries.regression import (
+    BELOW,
     SKLEARN_EPS,
     TM_MAPE_EPS,
     LostBits,
@@ -30,6 +31,7 @@ from perfeval.summaries.regression import (
     beyond_reason,
     checked_products,
     deviance_rows,
+    low_reason,
     mape_range_reason,
     ratio,
     row_range_reason,
@@ -69,6 +71,7 @@ __all__ = [
     "log_why",
     "mean_domain_why",
     "mean_range_why",
+    "mean_low_why",
 ]
 
 NO_CASE = "no case (no row, or every weight 0)"
@@ -284,6 +287,8 @@ def tweedie_deviance(s: RegressionSummary, power: float = 0.0) -> Finished:
         return Finished(math.nan, why=domain_why(rows, power))
     if not s.in_range(f"dev{power!r}"):
         return Finished(math.nan, why=row_range_reason(f"the Tweedie deviance (power {power:g})"))
+    if not s.in_range(f"devlow{power!r}"):
+        return Finished(math.nan, why=low_reason(power))
     s.exact("TWEEDIE_DEV", f"dev{power!r}")
     return _value(total, s.weight, f"the weighted mean Tweedie deviance (power {power:g})")
 
@@ -326,6 +331,16 @@ D2_QUANTILE_RANGE = (
 def mean_range_why(power: float) -> str:
     """Why D2_TWEEDIE of ``power`` is NaN when a deviance of the targets' mean is beyond float64."""
     return f"a deviance of the targets' mean (power {power:g}) is beyond the range of a 64-bit float"
+
+
+def mean_low_why(power: float) -> str:
+    """Why D2_TWEEDIE of ``power`` is NaN when a step of a deviance of the targets' mean lost its bits
+    below float64's normal range (:func:`~perfeval.summaries.regression.low_reason`'s rule).
+    """
+    return (
+        f"a deviance of the targets' mean (power {power:g}) has a step {BELOW} (2.2e-308) that lost bits "
+        "it needs; scale the targets and the predictions: D^2 does not change with their scale"
+    )
 
 
 def d2_pinball_parts(s: RegressionSummary, alpha: float) -> tuple[int, int] | Finished:
@@ -394,15 +409,19 @@ def d2_tweedie_parts(s: RegressionSummary, power: float) -> tuple[int, int] | Fi
         return Finished(math.nan, why=domain_why(rows, power))
     if not s.in_range(f"dev{power!r}"):
         return Finished(math.nan, why=row_range_reason(f"the Tweedie deviance (power {power:g})"))
+    if not s.in_range(f"devlow{power!r}"):
+        return Finished(math.nan, why=low_reason(power, scale_free=True))
     s.exact("D2_TWEEDIE", "sy", f"dev{power!r}")
     mean = ratio(s.sy, s.weight)
     why = mean_domain_why(power, mean)
     if why:
         return Finished(math.nan, why=why)
     v, w = s.targets()
-    dev, _ = deviance_rows(v, np.full(len(v), mean), power)
-    if not np.isfinite(dev).all():
+    dev, _, low = deviance_rows(v, np.full(len(v), mean), power)
+    if not np.isfinite(dev[~low]).all():
         return Finished(math.nan, why=mean_range_why(power))
+    if low.any():  # the constant prediction's deviance of a row lost its bits (a weight > 0: kept)
+        return Finished(math.nan, why=mean_low_why(power))
     den, lost = checked_products(dev, w)
     if lost:
         raise LostBits("D2_TWEEDIE")

@@ -14,13 +14,17 @@ import math
 
 import numpy as np
 
+from perfeval.exceptions import InvalidDataError
 from perfeval.measures import regression as R
 from perfeval.summaries.regression import (
     SKLEARN_EPS,
     LostBits,
     RegressionSummary,
     checked_products,
+    deviance_rows,
+    low_reason,
     ratio,
+    row_range_reason,
     weighted_median,
 )
 
@@ -110,11 +114,26 @@ def d2_tweedie(s: RegressionSummary, y: Array, w: Array | None, p: float) -> flo
     of the rows as given: the mean's last bit moves the terms of a nearly constant target), the ratio
     rounded once; NaN or inf where scikit-learn's terms give them.  (perfeval's D2_TWEEDIE takes the
     correctly rounded mean instead, which no order of the rows changes.)
+
+    Raises
+    ------
+    InvalidDataError
+        A row's deviance (of the prediction, or of that mean: a weight > 0) is no float64: beyond
+        the range, or a step of it lost its bits below the normal range
+        (:func:`~perfeval.summaries.regression.deviance_rows`' ``low``), where scikit-learn's is
+        inf, NaN or a wrong number: the reason, in one line (such a row is left out of the sums).
     """
     num, _, _ = s.deviance(p)
+    if not s.in_range(f"dev{p!r}"):
+        raise InvalidDataError(row_range_reason(f"the Tweedie deviance (power {p:g})"))
+    if not s.in_range(f"devlow{p!r}"):
+        raise InvalidDataError(low_reason(p, scale_free=True))
     s.exact("D2_TWEEDIE", f"dev{p!r}")
     with np.errstate(all="ignore"):
         mean = float(np.mean(y)) if w is None else float(np.sum(y * w) / np.sum(w))
+    low = deviance_rows(y, np.full(len(y), mean), p)[2]
+    if (low if w is None else low & (w > 0)).any():
+        raise InvalidDataError(R.mean_low_why(p))
     dev = unit_deviance(y, np.full(len(y), mean), p)
     if np.isnan(dev).any() or (w is not None and np.isinf(dev[w == 0]).any()):
         return math.nan  # numpy's average: NaN, and inf times a weight of 0

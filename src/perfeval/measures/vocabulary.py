@@ -1107,6 +1107,21 @@ _regression(
     compute="perfeval.measures.regression:pinball",
     params=(Param("alpha", 0.5, "the quantile the prediction aims at", low=0, high=1),),
 )
+#: a row's deviance whose formula's steps fall below float64's normal range
+#: (:func:`perfeval.summaries.regression.deviance_rows`' ``low``), or past its range
+_DEV_BELOW = (
+    "A row whose deviance by scikit-learn's formula has a step (a power, product or quotient of its "
+    "target and prediction; power 0: the square of its residual) below float64's normal range "
+    "(2.2e-308) that lost bits the row needs (power 3 of data about 1e200, power -1 or 0 of data about "
+    "1e-200: scikit-learn gives a deviance below 0, or 0 for a target off its prediction): NaN, and why "
+    "(scale the targets and the predictions by c, the value back by c**(2 - power)); per group only its "
+    "group.  The rule: a step rounds below 2**-1022 while its exact value is not 0, and what it can lose "
+    "(at most 2**-1074, and at most its own size, times what the formula multiplies it by after) is "
+    "more than 2**-53 of the row's largest term (a cube of 1e-200 beside a term about 1 loses nothing "
+    "the row needs: the row is kept); ordinary data have no such step, their bits are the formula's.  "
+    "A row whose formula is beyond float64's range (power 3 of data about 1e-200, -1 of about 1e200): "
+    "NaN, and why."
+)
 _regression(
     "POISSON_DEV",
     "mean Poisson deviance",
@@ -1114,7 +1129,9 @@ _regression(
     "sum_i w_i 2 (y_i ln(y_i / yhat_i) - y_i + yhat_i) / sum_i w_i (0 ln 0 = 0).",
     compute="perfeval.measures.regression:poisson_deviance",
     edge="a target < 0 or a prediction <= 0 (weight > 0): NaN, and how many rows (scikit-learn raises).  "
-    "No case: NaN.",
+    "No case: NaN.  A target over its prediction that rounds to 0 (its log is -inf "
+    "where the row's deviance is about 2 yhat), or a step of the formula below float64's normal range "
+    "that lost bits the row needs (as TWEEDIE_DEV): NaN, and why.",
 )
 _regression(
     "GAMMA_DEV",
@@ -1135,7 +1152,7 @@ _regression(
     params=(Param("power", 0.0, "the Tweedie power (<= 0 or >= 1)"),),
     edge="a row outside the power's domain (power < 0: prediction > 0; 1 <= power < 2: target >= 0 and "
     "prediction > 0; power >= 2: both > 0): NaN, and how many rows (scikit-learn raises).  "
-    "0 < power < 1: NaN.  No case: NaN.",
+    "0 < power < 1: NaN.  No case: NaN.  " + _DEV_BELOW,
 )
 
 #: a binary measure's form for a regression target: ``rmse`` (PERF's RMS on 0/1) is RMSE_REG
@@ -1652,8 +1669,10 @@ _regression(
     direction="higher",
     edge="every target equal: NaN, 0/0 or -inf (scikit-learn's d2_tweedie_score raises "
     "ZeroDivisionError).  A row outside the power's domain (as TWEEDIE_DEV), or a power < 0 and a "
-    "mean of the targets <= 0 (which has no deviance): NaN, and why.  0 < power < 1: refused.  No case: "
-    "NaN.",
+    "mean of the targets <= 0 (which has no deviance): NaN, and why.  A row's deviance (of its "
+    "prediction, or of the targets' mean) with a step below float64's normal range that lost bits the "
+    "row needs, or beyond its range (as TWEEDIE_DEV): NaN, and why (D^2 does not change with the "
+    "data's scale).  0 < power < 1: refused.  No case: NaN.",
     products="always",
 )
 # -- issue 34: slices (docs/slices.md) -------------------------------------------------------------------

@@ -197,13 +197,13 @@ class Replicas:
         self.whole = any(n not in _SUMS for n in names)
         self.keys = tuple(dict.fromkeys(k for n in names for k in _SUMS.get(n, ())))
         self.zero = no_percentage(self.y) if "MAPE" in names else None
-        self.devs = [deviance_rows(self.y, self.s, p) for p in self.need["powers"]]
-        #: each power's cases whose deviance is beyond float64's range (left out of the sums: a
-        #: replicate that draws one is NaN for the measures that read it, as evaluate() says)
-        self.dev_big = [~np.isfinite(d) for d, _ in self.devs]
-        self.devs = [
-            (np.where(big, 0.0, d), ok) for (d, ok), big in zip(self.devs, self.dev_big, strict=True)
-        ]
+        rows = [deviance_rows(self.y, self.s, p) for p in self.need["powers"]]
+        #: each power's cases whose deviance is beyond float64's range, and those whose steps lost
+        #: their bits below its normal range (left out of the sums: a replicate that draws one is NaN
+        #: for the measures that read it, as evaluate() says)
+        self.dev_big = [~np.isfinite(d) & ~low for d, _, low in rows]
+        self.dev_low = [low for _, _, low in rows]
+        self.devs = [(np.where(~np.isfinite(d) | low, 0.0, d), ok) for d, ok, low in rows]
         self.tm_mape = None  # MAPE:eps=torchmetrics's per-case term (0 where beyond float64's range)
         self.tm_big = None  # the cases where it is: a replicate that draws one is NaN for that MAPE
         if self.need["mape_tm"]:
@@ -240,11 +240,12 @@ class Replicas:
             devs = [checked_products(d, v) for d, _ in self.devs]
             fields["dev"] = tuple(t for t, _ in devs)
             lost.update(f"dev{p!r}" for p, (_, bits) in zip(self.need["powers"], devs, strict=True) if bits)
-            over.update(
-                f"dev{p!r}"
-                for p, big in zip(self.need["powers"], self.dev_big, strict=True)
-                if big.any() and (v[big] > 0).any()
-            )
+            for key, flagged in (("dev", self.dev_big), ("devlow", self.dev_low)):
+                over.update(
+                    f"{key}{p!r}"
+                    for p, rows in zip(self.need["powers"], flagged, strict=True)
+                    if rows.any() and (v[rows] > 0).any()
+                )
             fields["bad"] = tuple(exact_sum(v[~ok]) for _, ok in self.devs)
             fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
         if self.tm_mape is not None:

@@ -49,6 +49,9 @@ __all__ = [
     "lost_why",
     "beyond_reason",
     "row_range_reason",
+    "low_reason",
+    "no_float",
+    "BELOW",
     "mape_range_reason",
     "mape_tm_rows",
     "LostBits",
@@ -225,6 +228,36 @@ def row_range_reason(what: str) -> str:
         f"{what} of a row is beyond the range of a 64-bit float (the row's own number, as scikit-learn's "
         "formula rounds it, is no float64); scale the targets and the predictions"
     )
+
+
+#: the words of :func:`low_reason`, which the callers that refuse a number no float64 holds look for
+BELOW = "below the normal range of a 64-bit float"
+
+
+def low_reason(power: float, *, scale_free: bool = False) -> str:
+    """Why a measure of the Tweedie deviance of ``power`` is NaN when a step of a row's formula lost
+    its bits below float64's normal range (:func:`deviance_rows`' ``low``: data about 1e200 of power
+    3, about 1e-200 of power -1): the row's number is not its deviance, and what to do (the deviance
+    of power p scales by ``c**(2 - p)`` with the data; ``scale_free``: D^2 does not change).
+    """
+    head = (
+        f"a step of a row's Tweedie deviance (power {power:g}: a power, product or quotient of its target "
+        f"and prediction) is {BELOW} (2.2e-308) and lost bits the row's deviance needs (scikit-learn's "
+        "formula gives a number below 0, or 0 for a target off its prediction)"
+    )
+    if scale_free:
+        return head + "; scale the targets and the predictions: D^2 does not change with their scale"
+    return head + (
+        f"; scale the targets and the predictions by c (to about 1) and divide the value by c**{2 - power:g}"
+    )
+
+
+def no_float(why: str | None) -> bool:
+    """Whether a measure's reason says it is NaN for a number no float64 holds: one beyond the range
+    (:func:`beyond_reason`, :func:`row_range_reason`, :func:`mape_range_reason`) or a row's deviance
+    whose steps lost bits below the normal range (:func:`low_reason`).
+    """
+    return bool(why) and ("beyond the range of a 64-bit float" in str(why) or BELOW in str(why))
 
 
 class LostBits(InvalidDataError):
@@ -453,12 +486,161 @@ def ratio(num: int, den: int) -> float:
         return math.inf if (num > 0) == (den > 0) else -math.inf
 
 
-def deviance_rows(y: Array, mu: Array, power: float) -> tuple[Array, Array]:
-    """The unit Tweedie deviance of each row (scikit-learn's formula for ``power``) and whether the
-    row is inside the deviance's domain (outside: the deviance there is 0, not counted).
+#: float64's smallest normal number, 2**-1022: below it a float64 keeps fewer than 53 bits
+NORMAL_MIN = float(np.finfo(np.float64).tiny)
+
+
+def _below(x: Array, nonzero: Array | bool) -> Array:
+    """Where ``x``, a rounded step of a row's deviance, is below float64's normal range (subnormal or
+    0) while its exact value is not 0 (``nonzero``): there it kept fewer bits than a float64 has.
+    """
+    return (np.abs(x) < NORMAL_MIN) & nonzero
+
+
+def _log2(x: Array | float) -> Array:
+    """``log2 |x|`` (-inf at 0), without numpy's warning."""
+    with np.errstate(divide="ignore"):
+        return np.log2(np.abs(x))
+
+
+def _matters(steps: list[tuple[Array, Array, Array]], terms: list[Array]) -> Array:
+    """Which rows a step below float64's normal range moves by more than the formula's own rounding.
+
+    ``steps``: each step of the formula as ``(below, size, after)``: where the step is below the
+    normal range with its exact value not 0 (:func:`_below`), ``log2`` of its exact size (from the
+    logs of its inputs), and ``log2`` of what the formula multiplies the step by after it (``y /
+    (1-p)`` for ``mu^(1-p)``, ...).  Such a step lost at most ``2**-1074`` (its last bit), and at
+    most its own size (flushed to 0): ``min(-1074, size + 1)`` in ``log2`` (a bit to spare for the
+    logs' rounding).  ``terms``: the formula's terms (its value ``2 (t1 - t2 + t3)``).  A row moves
+    when twice the sum of its steps' losses (each at most the largest: ``+ 3``, up to 8 steps) is
+    more than ``2**-53`` of its largest term, ``2 max |t|`` (all in ``log2``: nothing underflows).
+    """
+    n = len(terms[0])
+    worst = np.full(n, -np.inf)
+    for below, size, after in steps:
+        if below.any():
+            lost = np.minimum(-1074.0, size + 1) + after
+            worst = np.maximum(worst, np.where(below, lost, -np.inf))
+    big = _log2(np.maximum.reduce([np.abs(t) for t in terms])) + 1
+    return worst + 1 + 3 > big - 53
+
+
+def _no_low(n: int) -> Array:
+    return np.zeros(n, dtype=bool)
+
+
+def _extent(x: Array, signed: bool = False) -> tuple[float, float] | None:
+    """``log2`` of the smallest and of the largest ``|x|`` other than 0 (None: every ``x`` is 0);
+    ``x >= 0`` unless ``signed``.
+    """
+    a = np.abs(x) if signed else x
+    hi = float(a.max(initial=0.0))
+    if hi == 0:
+        return None
+    lo = float(a.min())
+    if lo == 0:
+        lo = float(np.min(a, initial=np.inf, where=a > 0))
+    return math.log2(lo), math.log2(hi)
+
+
+def _safe(p: float, y2: Array, yy: Array, mm: Array) -> bool:
+    """Whether no step of the general formula (power ``p``, not 0, 1 or 2) can be below float64's
+    normal range on these rows: each step's smallest size, bounded from the smallest and the largest
+    target and prediction (a power is monotone in its base), ``2**-1021`` or more (a bit to spare).
+    Ordinary data take this one pass over the extremes, not the rule's every row.
+    """
+    em = _extent(mm)  # the predictions inside the domain are > 0 (1 outside it)
+    if em is None:
+        return True  # no row
+    bounds = []
+    lb, lc = min((1 - p) * em[0], (1 - p) * em[1]), min((2 - p) * em[0], (2 - p) * em[1])
+    bounds += [lb, lc, lc - math.log2(abs(2 - p))]
+    ey = _extent(y2)
+    if ey is not None:
+        la = min((2 - p) * ey[0], (2 - p) * ey[1])
+        bounds += [la, la - math.log2(abs((1 - p) * (2 - p)))]
+    ly = _extent(yy, signed=True) if p < 0 else ey
+    if ly is not None:
+        bounds += [ly[0] + lb, ly[0] + lb - math.log2(abs(1 - p))]
+    return min(bounds) >= -1021
+
+
+def _power_low(p: float, y2: Array, yy: Array, mm: Array, dev: Array) -> Array:
+    """:func:`deviance_rows`' ``low`` of the general formula, row by row (its steps made again, the
+    same operations: the bits of ``dev``'s).
+    """
+    a, b, c = np.power(y2, 2 - p), np.power(mm, 1 - p), np.power(mm, 2 - p)
+    yb = yy * b
+    t1, t2, t3 = a / ((1 - p) * (2 - p)), yb / (1 - p), c / (2 - p)
+    ny, nb = y2 != 0, yy != 0
+    below = [_below(a, ny), _below(t1, ny), _below(b, True), _below(yb, nb), _below(t2, nb)]
+    below += [_below(c, True), _below(t3, True)]
+    if not any(m.any() for m in below):
+        return _no_low(len(dev))
+    la, lb, lc = (2 - p) * _log2(y2), (1 - p) * _log2(mm), (2 - p) * _log2(mm)
+    k12, k1, k2 = _log2((1 - p) * (2 - p)), _log2(1 - p), _log2(2 - p)
+    ly, zero = _log2(yy), np.zeros(len(dev))
+    return np.isfinite(dev) & _matters(
+        [
+            (below[0], la, zero - k12),
+            (below[1], la - k12, zero),
+            (below[2], lb, ly - k1),
+            (below[3], ly + lb, zero - k1),
+            (below[4], ly + lb - k1, zero),
+            (below[5], lc, zero - k2),
+            (below[6], lc - k2, zero),
+        ],
+        [t1, t2, t3],
+    )
+
+
+def _poisson_low(yy: Array, mm: Array, dev: Array) -> Array:
+    """:func:`deviance_rows`' ``low`` of power 1 (``q = y / mu``, ``xl = y log q``): a ratio rounded
+    to 0 (its log -inf), or a step below the normal range whose loss reaches the row.  No row can be
+    when the smallest ratio is ``2**-1021`` or more and the smallest target other than 0 is
+    ``2**-960`` or more (``|log q| >= 2**-54`` where ``q != 1``): one pass over the extremes.
+    """
+    ey, em = _extent(yy), _extent(mm)
+    if ey is None or (em is not None and ey[0] - em[1] >= -1021 and ey[0] >= -960):
+        return _no_low(len(dev))
+    q = yy / mm
+    xl = np.where(yy == 0, 0.0, yy * np.log(q))
+    low = (q == 0) & (yy != 0)
+    bq, bx = _below(q, yy != 0) & (q != 0), _below(xl, (yy != 0) & (q != 1))
+    if bq.any() or bx.any():
+        ly = _log2(yy)
+        steps = [
+            # a ratio below the range moves its log by at most 2**-1075 / q, times y after
+            (bq, np.full(len(q), -1075.0), ly - _log2(q)),
+            (bx, ly + _log2(np.log(q)), np.zeros(len(q))),
+        ]
+        low |= np.isfinite(dev) & _matters(steps, [xl, yy, mm])
+    return low
+
+
+def deviance_rows(y: Array, mu: Array, power: float) -> tuple[Array, Array, Array]:
+    """The unit Tweedie deviance of each row (scikit-learn's formula for ``power``, its bits), whether
+    the row is inside the deviance's domain (outside: the deviance there is 0, not counted), and
+    whether a step of the row's formula lost its bits below float64's normal range (``low``).
 
     Domains: power < 0: mu > 0; power 0: any; 1 <= power < 2: y >= 0 and mu > 0; power >= 2: y > 0
     and mu > 0 (0 < power < 1 has no Tweedie distribution: refused by the parameter's check).
+
+    ``low``, the rule: a step of the formula (a power ``y^(2-p)``, ``mu^(1-p)``, ``mu^(2-p)``, the
+    product ``y mu^(1-p)``, a quotient by ``1-p``, ``2-p`` or their product; power 1: the ratio
+    ``y / mu`` and ``y log(y / mu)``; power 0: the square ``(y - mu)^2``) rounds below ``2**-1022``
+    (subnormal or 0) while its exact value is not 0, and the bits it can lose (at most ``2**-1074``,
+    and at most its own size, times what the formula multiplies it by after: ``2 y / (1-p)`` for
+    ``mu^(1-p)``) are more than ``2**-53`` of the row's largest term, ``2 max |term|``
+    (:func:`_matters`): the row's number is then not its deviance to the formula's own rounding
+    (data about 1e200 of power 3 gave a deviance below 0, about 1e-200 of power -1 exactly 0, as
+    scikit-learn's ``mean_tweedie_deviance`` does).  Power 0: a square below the normal range (its
+    term is itself).  Power 1: also ``y / mu`` rounded to 0 (``y > 0``: its log is -inf where the
+    deviance is about ``2 mu``).  An underflow whose loss is below that changes nothing (a term of
+    1e-600 beside one of about 1): not ``low``.  A deviance that is not finite is not ``low`` (its
+    formula is beyond the range: the caller says so).  Power 2 never is (its terms, ``log(mu / y)``,
+    ``y / mu`` and 1, lose at most ``2**-1074`` beside a term >= 1).  Data of ordinary size have no
+    such step: their bits are the formula's, whatever this rule says.
     """
     p = float(power)
     if p < 0:
@@ -474,10 +656,15 @@ def deviance_rows(y: Array, mu: Array, power: float) -> tuple[Array, Array]:
     with np.errstate(all="ignore"):
         if p == 0:
             dev = (yy - mm) ** 2
+            low = _no_low(len(dev))
+            if not float(dev.min(initial=np.inf)) >= NORMAL_MIN:
+                low = _below(dev, yy != mm)  # the row's one term is the square itself
         elif p == 1:
             dev = 2 * (np.where(yy == 0, 0.0, yy * np.log(yy / mm)) - yy + mm)  # scipy's xlogy
+            low = _poisson_low(yy, mm, dev)
         elif p == 2:
             dev = 2 * (np.log(mm / yy) + yy / mm - 1)
+            low = _no_low(len(dev))
         else:
             y2 = np.maximum(yy, 0) if p < 0 else yy
             dev = 2 * (
@@ -485,7 +672,8 @@ def deviance_rows(y: Array, mu: Array, power: float) -> tuple[Array, Array]:
                 - yy * np.power(mm, 1 - p) / (1 - p)
                 + np.power(mm, 2 - p) / (2 - p)
             )
-    return np.where(ok, dev, 0.0), ok
+            low = _no_low(len(dev)) if _safe(p, y2, yy, mm) else _power_low(p, y2, yy, mm, dev)
+    return np.where(ok, dev, 0.0), ok, low & ok
 
 
 def log_rows(y: Array, yhat: Array) -> tuple[Array, Array]:
@@ -539,7 +727,9 @@ class RegressionSummary:
     over : frozenset of str
         The sums (``"dev" + repr(power)``) a row's own term of which is beyond float64's range (a
         row's deviance by scikit-learn's formula: no float64, left out of the sum): a measure that
-        reads one is NaN, with why (:func:`row_range_reason`).  Merged by union.  (A product of
+        reads one is NaN, with why (:func:`row_range_reason`); ``"devlow" + repr(power)``: a step of
+        a row's deviance lost its bits below float64's normal range (:func:`deviance_rows`' ``low``,
+        the row left out of the sum: NaN, :func:`low_reason`).  Merged by union.  (A product of
         float64 factors is never beyond the sums: they are kept exact whatever its size.)
     """
 
@@ -836,16 +1026,19 @@ def _deviances(
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
     """For each power, the exact sum of ``w d_p`` inside the domain, the weight and the number of
     the rows outside it (``lost``: given ``"dev" + repr(p)`` when a product lost bits; ``over``: when
-    a row's deviance, of weight > 0, is beyond float64's range: that row left out of the sum).
+    a row's deviance, of weight > 0, is beyond float64's range, and ``"devlow" + repr(p)`` when a step
+    of it lost its bits below the normal range (:func:`deviance_rows`' ``low``): that row left out of
+    the sum).
     """
     dev, bad, bad_rows = [], [], []
     for p in powers:
-        d, ok = deviance_rows(y, yhat, p)
-        big = ~np.isfinite(d)
-        if big.any():
-            if (big if w is None else big & (w > 0)).any():
-                over.add(f"dev{p!r}")
-            d = np.where(big, 0.0, d)
+        d, ok, low = deviance_rows(y, yhat, p)
+        big = ~np.isfinite(d) & ~low
+        if big.any() or low.any():
+            for key, rows in ((f"dev{p!r}", big), (f"devlow{p!r}", low)):
+                if (rows if w is None else rows & (w > 0)).any():
+                    over.add(key)
+            d = np.where(big | low, 0.0, d)
         total, bits = checked_products(d, w)
         dev.append(total)
         if bits:
