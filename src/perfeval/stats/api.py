@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.checks import deprecated_weights, to_numpy
+from perfeval.base.checks import deprecated_weights, no_table, to_numpy
 from perfeval.base.deprecation import measures_keyword
 from perfeval.engine import resolve
 from perfeval.engine.door import Targets
@@ -200,6 +200,8 @@ def ci(
     >>> r["MAE"].low < r["MAE"].estimate < r["MAE"].high
     True
     """
+    no_table("perfeval.ci()", y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight)
+    no_table("perfeval.ci()", weights=weights)
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
     matrix = is_class_matrix(y_score, classes) or is_label_matrix(y_true)
@@ -594,6 +596,8 @@ def compare(
     >>> c["MAE"].method, c["MAE"].p_value < 0.01, c["R2"].method
     ('t', True, 'bca')
     """
+    arrays = {"y_true": y_true, "score_a": score_a, "score_b": score_b, "groups": groups}
+    no_table("perfeval.compare()", **arrays, sample_weight=sample_weight, weights=weights)
     sample_weight = deprecated_weights(sample_weight, weights, "compare")
     matrix = is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes) or is_label_matrix(y_true)
     how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
@@ -676,6 +680,7 @@ def compare_models(
     >>> res["a"]["ROC"] == compare(y, m["a"], m["base"], measures="roc", n_boot=200, seed=2)["ROC"]
     True
     """
+    no_table("perfeval.compare_models()", y_true=y_true, groups=groups, sample_weight=sample_weight)
     if correction is not None and correction not in CORRECTIONS:
         raise InvalidParameterError(
             f"correction={correction!r}: one of {', '.join(map(repr, CORRECTIONS))}, or None (no correction)"
