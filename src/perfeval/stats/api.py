@@ -41,7 +41,6 @@ from perfeval.stats.paired import CORRECTIONS, correct_bounded
 from perfeval.stats.replicates import (
     Cases,
     group_evaluated,
-    group_parts,
     group_replicates,
     hist_replicates,
     jack_group_values,
@@ -382,7 +381,8 @@ def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, 
     """The interval of a measure averaged over groups, from whole-group resampling."""
     if cases.groups is None:
         raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
-    est, vals, agg = group_parts(spec, cases)
+    est, vals, agg, res = group_evaluated(spec, cases)
+    _warn_undefined_groups(spec.label, res, None)  # each group's reason, as evaluate says it
     reps = group_replicates([vals], agg, seed, n_boot)[0]
     lo, hi, sd, note = interval(
         est, reps, level, method, lambda v=vals, a=agg: acceleration(*jack_group_values(v, a))
@@ -936,11 +936,11 @@ def method_of(spec: Any, method: str | None, grouped: bool, weighted: bool, both
     return "bca"
 
 
-def _warn_undefined_groups(label: str, result: Any, name: str) -> None:
+def _warn_undefined_groups(label: str, result: Any, name: str | None) -> None:
     """The groups where a model's measure is undefined (``result``: evaluate's over the groups,
     :func:`~perfeval.stats.replicates.group_evaluated`), each with its reason, said as ``evaluate``
-    says them (:func:`perfeval.engine.finish.groups_said`; the comparison's group values leave them
-    out as its means do), the model named.
+    says them (:func:`perfeval.engine.finish.groups_said`; the interval's or the comparison's group
+    values leave them out as its means do), the model named (``name``; None: :func:`ci`'s one).
     """
     from perfeval.engine.finish import groups_said, undefined_groups
 
@@ -949,7 +949,8 @@ def _warn_undefined_groups(label: str, result: Any, name: str) -> None:
     keys, whys = undefined_groups(result)
     warnings.warn(
         UndefinedMeasureWarning(
-            f"{label} of {name} is undefined for {len(keys)} of {len(result.per_group)} groups "
+            f"{label if name is None else f'{label} of {name}'} is undefined for {len(keys)} of "
+            f"{len(result.per_group)} groups "
             f"({groups_said(keys, whys)}); they are left out of its mean"
             + ("" if whys else " (`perfeval list-measures --long` says when a measure is undefined)")
         ),
