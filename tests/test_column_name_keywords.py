@@ -63,3 +63,35 @@ def test_a_column_keyword_without_a_table_is_refused_not_dropped(key, arrays):
         InvalidParameterError, match=rf"`{key}=` names a column .* pass the values as {arrays}="
     ):
         perfeval.evaluate(df["y"].to_numpy(), df["s"].to_numpy(), measures=["roc"], **{key: value})
+
+
+def _tableless_doors():
+    """Each function that takes no table, called with one keyword given a column's name."""
+    y, s = np.array([0, 1, 0, 1, 1, 0]), np.array([0.2, 0.3, 0.4, 0.6, 0.7, 0.8])
+    from perfeval.stats import compare_models
+
+    return {
+        "perfeval.ci()": lambda **kw: perfeval.ci(y, s, measures="roc", **kw),
+        "perfeval.compare()": lambda **kw: perfeval.compare(y, s, s[::-1], measures="roc", **kw),
+        "perfeval.compare_models()": lambda **kw: compare_models(y, {"a": s, "b": s[::-1]}, "a", **kw),
+        "perfeval.explain()": lambda **kw: perfeval.explain(y, s, measures="roc", **kw),
+        "Metric.update()": lambda **kw: perfeval.Metric(["roc"]).update(y, s, **kw),
+    }
+
+
+@pytest.mark.parametrize(
+    ("door", "given"),
+    [(d, g) for d in _tableless_doors() for g in ("groups", "sample_weight")]
+    + [("perfeval.explain()", "ids"), ("Metric.update()", "ids")],
+)
+def test_a_column_name_where_no_table_is_taken_says_what_is(door, given):
+    """ci, compare, explain and Metric.update take no table: the hint names the values they take
+    (``groups=table['qid']``), not ``group=`` (with the table and target=/score=), which they have not."""
+    with pytest.raises(InvalidParameterError) as e:
+        _tableless_doors()[door](**{given: "qid"})
+    msg = str(e.value)
+    assert "\n" not in msg and "with the table" not in msg and "pass it as" not in msg, msg
+    assert msg == (
+        f"`{given}` must be one-dimensional, got the string 'qid': a column's name? {door} takes no table: "
+        f"pass the column's values themselves, one a row ({given}=table['qid'])"
+    )

@@ -106,3 +106,39 @@ def test_perfeval_compare_and_report_say_each_groups_reason_as_eval_does(tmp_pat
     assert code == 0, err
     for lab in ("ROC", "CAL_SLOPE"):
         assert _shown(err, lab) == {col: evals[col][lab] for col in ("s", "t")}
+
+
+def test_ci_over_groups_says_each_groups_reason_as_evaluate_does():
+    """perfeval.ci(..., groups=) said nothing of the groups its interval leaves out; now each with
+    its reason, the words evaluate says of the same groups."""
+    y, s, _t, g = _data()
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        perfeval.ci(y, s, measures=MEASURES, groups=g, n_boot=50)
+    said = "\n".join(str(w.message) for w in got if issubclass(w.category, UndefinedMeasureWarning))
+    for label in ("ROC", "CAL_SLOPE"):
+        expected = _shown(_eval_warnings(y, s, g), label)[""]
+        assert _shown(said, label) == {"": expected}, said
+    assert "separate the classes" in _shown(said, "CAL_SLOPE")[""]
+    assert "list-measures --long" not in said
+    assert all(w.filename == __file__ for w in got if issubclass(w.category, UndefinedMeasureWarning))
+
+
+def test_ci_over_groups_of_a_regression_target_says_each_groups_reason():
+    """A regression measure over groups (R2 of a group whose targets are all equal): the same words."""
+    rng = np.random.default_rng(3)
+    g = np.repeat([f"q{i}" for i in range(8)], 5)
+    y = np.round(rng.normal(size=40), 2)
+    y[g == "q2"] = 1.5  # one target value: R2 is 0/0
+    p = np.round(y + rng.normal(size=40) * 0.3, 2)
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        perfeval.ci(y, p, measures="r2", groups=g, n_boot=50, task="regression")
+    said = "\n".join(str(w.message) for w in got if issubclass(w.category, UndefinedMeasureWarning))
+    with warnings.catch_warnings(record=True) as ev:
+        warnings.simplefilter("always")
+        perfeval.evaluate(y, p, groups=g, measures="r2", task="regression")
+    evaluated = "\n".join(str(w.message) for w in ev if issubclass(w.category, UndefinedMeasureWarning))
+    expected = _shown(evaluated, "R2")[""]
+    assert expected.startswith("'q2'")
+    assert _shown(said, "R2") == {"": expected}, said

@@ -292,6 +292,10 @@ def test_the_command_keeps_case_ids_as_written_on_dask(on_cluster, tmp_path, cap
             "case 1: the target column 'y', a 0/1 marker of the true class's row, marks 2",
         ),
         ("1,a,0.5,a\n1,b,oops,a\n", "line 3: the score column 'p' holds 'oops', not a number"),
+        (
+            "1,a,0.5,1\n1,b,0.5,0\n2,a,0.5,2.00\n2,b,0.5,0\n3,a,0.5,0\n3,b,0.5,1\n",
+            "case 2: the target column 'y' holds '2.00' on line 4: not 0 or 1, as the rows before it",
+        ),
     ],
 )
 def test_bad_input_on_dask_is_one_line_naming_the_file_and_the_case(on_cluster, tmp_path, capsys, rows, said):

@@ -303,3 +303,19 @@ def test_the_command_and_evaluate_say_the_same(rows, tmp_path, capsys):
         _long(df)
     as_rows = re.sub(r"line (\d+)", lambda m: f"row {int(m.group(1)) - 2}", err)  # line 2 is row 0
     assert as_rows.endswith(str(e.value)), (err, str(e.value))
+
+
+@pytest.mark.parametrize("bad", [2.0, "x"])
+def test_a_marker_neither_0_1_nor_a_class_names_its_own_row(bad):
+    """A 0/1 marker column whose row 5 holds 2.0 (or x): that row is named, not row 0, whose 1 is no
+    class (the labels' reading)."""
+    marks = [1, 0, 0, 1, 0, bad, 1, 0]
+    df = _frame([(i // 2 + 1, "ab"[i % 2], 0.5, m) for i, m in enumerate(marks)])
+    if bad == 2.0:
+        df["y"] = df["y"].astype(float)
+    with pytest.raises(InvalidDataError) as e:
+        _long(df)
+    assert _one_line(e) == (
+        f"case 3: the target column 'y' holds {str(bad)!r} on row 5: not 0 or 1, as the rows before it (a "
+        "0/1 marker of the true class's row), nor one of the 2 classes (a, b)"
+    )

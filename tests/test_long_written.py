@@ -14,8 +14,7 @@ from conftest import run_cli
 LONG = ["--long", "--id", "case", "--class", "cls", "--score", "p", "--target", "y"]
 
 
-@pytest.fixture
-def tiny(monkeypatch):
+def _small_chunks(monkeypatch) -> None:
     """Chunks of 64 bytes (two or three lines): each case's rows in a piece of their own, or two."""
     inner = readers.iter_columns
 
@@ -24,6 +23,12 @@ def tiny(monkeypatch):
         yield from inner(*a, **k)
 
     monkeypatch.setattr(readers, "iter_columns", small)
+
+
+@pytest.fixture
+def tiny(monkeypatch):
+    """Chunks of 64 bytes (:func:`_small_chunks`)."""
+    _small_chunks(monkeypatch)
 
 
 def _errors(path, argv, capsys) -> list[str]:
@@ -54,13 +59,11 @@ MARKED = "case,cls,p,y\n1,a,0.5,1\n1,b,0.5,0\n2,a,0.1,0\n2,b,0.9,1\n"
 def test_a_marker_streamed_quotes_its_value_as_written(tmp_path, capsys, tiny, written):
     f = tmp_path / "m.csv"
     f.write_text(MARKED + f"3,a,0.5,{written}\n3,b,0.5,0\n")
-    code, out, err = run_cli([str(a) for a in ["eval", f, *LONG, "--stream"]], capsys)
-    assert code == 1 and out == ""
-    assert err == (
-        f"perfeval: error: {f}: case 3: the target column 'y' holds {written!r} on line 6, not 0 or 1, "
-        "where other cases read it as a 0/1 marker of the true class's row: one way for the whole column "
-        "(the true class on each row of a case, or the marker)\n"
-    )
+    for err in _errors(f, LONG, capsys):  # read whole and streamed: the same line
+        assert err == (
+            f"perfeval: error: {f}: case 3: the target column 'y' holds {written!r} on line 6: not 0 or 1, "
+            "as the rows before it (a 0/1 marker of the true class's row), nor one of the 2 classes (a, b)\n"
+        )
 
 
 @pytest.mark.parametrize("long", [True, False])
@@ -93,8 +96,34 @@ def test_a_json_marker_streamed_quotes_its_value_as_written(tmp_path, capsys, ti
     f = tmp_path / "m.jsonl"
     rows = [(1, "a", 1), (1, "b", 0), (2, "a", 0), (2, "b", 1), (3, "a", written), (3, "b", 0)]
     f.write_text("".join(f'{{"case": {c}, "cls": "{k}", "p": 0.5, "y": {y}}}\n' for c, k, y in rows))
-    code, out, err = run_cli([str(a) for a in ["eval", f, *LONG, "--stream"]], capsys)
-    assert code == 1 and out == ""
-    assert err.startswith(
-        f"perfeval: error: {f}: case 3: the target column 'y' holds {written!r} on line 5, not 0 or 1"
-    )
+    for err in _errors(f, LONG, capsys):  # read whole and streamed
+        assert err.startswith(
+            f"perfeval: error: {f}: case 3: the target column 'y' holds {written!r} on line 5: not 0 or 1"
+        )
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+@pytest.mark.parametrize("written", ["2.00", "x"])
+def test_a_marker_neither_0_1_nor_a_class_names_its_own_line(tmp_path, capsys, monkeypatch, chunked, written):
+    """A 0/1 marker whose line 7 holds 2.00 (or x), read whole or streamed (one chunk, or chunks of a
+    case or so): that line is named, not line 2, whose 1 is no class (the labels' reading)."""
+    if chunked:
+        _small_chunks(monkeypatch)
+    f = tmp_path / "m.csv"
+    f.write_text(MARKED + f"3,a,0.5,0\n3,b,0.5,{written}\n4,a,0.2,1\n4,b,0.8,0\n")
+    for err in _errors(f, LONG, capsys):
+        assert err == (
+            f"perfeval: error: {f}: case 3: the target column 'y' holds {written!r} on line 7: not 0 or 1, "
+            "as the rows before it (a 0/1 marker of the true class's row), nor one of the 2 classes (a, b)\n"
+        )
+
+
+def test_a_marker_then_a_class_is_one_way_for_the_column(tmp_path, capsys):
+    f = tmp_path / "m.csv"
+    f.write_text(MARKED + "3,a,0.5,b\n3,b,0.5,b\n")
+    for err in _errors(f, LONG, capsys):
+        assert err == (
+            f"perfeval: error: {f}: case 3: the target column 'y' holds 'b' on line 6, not 0 or 1, where the "
+            "rows before it read as a 0/1 marker of the true class's row: one way for the whole column (the "
+            "true class on each row of a case, or the marker)\n"
+        )

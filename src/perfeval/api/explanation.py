@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.checks import Cases
+from perfeval.base.checks import Cases, no_table
 from perfeval.dialects.apply import evaluate_dialect, parse_dialect, policy_spec
 from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, SCORED_TEXT, Dialect, Policy
 from perfeval.engine import finish, resolve
@@ -234,6 +234,8 @@ def explain(
             "explain of a Spark DataFrame: perfeval.spark.explain(df, target=..., score=...) (Spark's own "
             "evaluator beside the exact values)"
         )
+    arrays = {"y_true": y_true, "y_score": y_score, "groups": groups, "ids": ids}
+    no_table("perfeval.explain()", **arrays, sample_weight=sample_weight)
     if classes is not None or _one_column_a_class(y_score):
         return _explain_classes(
             y_true, y_score, measures, groups, sample_weight, dialects, classes, pos_label

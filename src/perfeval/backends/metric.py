@@ -51,6 +51,7 @@ from perfeval.base.checks import (
     binary_targets,
     check_options,
     id_kind,
+    no_table,
     say_zero_weight_groups,
     to_numpy,
     zero_weight_groups,
@@ -518,6 +519,8 @@ class Metric:
             earlier updates'; with ``clustered=True``, a group whose rows come again after it
             ended (named).  The state is unchanged: a batch is taken whole or not at all.
         """
+        arrays = {"y_true": y_true, "y_score": y_score, "groups": groups, "ids": ids}
+        no_table("Metric.update()", **arrays, sample_weight=sample_weight)
         self._check_by(by)
         if self.classes is not None:
             self._update_classes(y_true, y_score, groups, sample_weight, ids, by)

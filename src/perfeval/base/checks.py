@@ -96,6 +96,32 @@ def _name_hint(name: str, x: Any) -> str:
     )
 
 
+def no_table(door: str, **arrays: Any) -> None:
+    """For a function that takes no table (``perfeval.ci``, ``compare``, ``explain``,
+    ``Metric.update``): a string given where the values go (``groups="qid"``, a column's name) is
+    one line saying what the function takes (the values, one a row), not the keyword of
+    :func:`perfeval.evaluate` (``group=``) that it has not.
+
+    Parameters
+    ----------
+    door : str
+        The function, as messages name it (``perfeval.ci()``).
+    **arrays
+        Its array arguments by keyword, as the caller spelled them; None: not given.
+
+    Raises
+    ------
+    InvalidParameterError
+        The first of ``arrays`` that is a string.
+    """
+    for name, x in arrays.items():
+        if isinstance(x, str):
+            raise InvalidParameterError(
+                f"`{name}` must be one-dimensional, got the string {x!r}: a column's name? {door} takes no "
+                f"table: pass the column's values themselves, one a row ({name}=table[{x!r}])"
+            )
+
+
 def _columns_hint(name: str, shape: tuple) -> str:
     """For scores of several columns: what they likely are (predict_proba's, one a class) and
     which one to pass.

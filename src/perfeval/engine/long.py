@@ -18,6 +18,8 @@ from typing import Any, NamedTuple, NoReturn, Protocol
 
 import numpy as np
 
+from perfeval.io import grammar
+
 __all__ = [
     "ArrayRows",
     "from_columns",
@@ -86,10 +88,15 @@ class Rows(Protocol):
 def shown(rows: Rows, row: int, name: str, value: Any) -> str:
     """A value of the column ``name`` on row ``row`` quoted in a message: a number as the table
     writes it (:meth:`Rows.written`: the file's ``'2.00'``, not the ``'2.0'`` read), a label as
-    :func:`key` writes it.
+    :func:`key` writes it; a label that is a number's text (a JSON line's ``2.00`` in a column read
+    as text, ``'2.0'``) as the file writes it when the table can say, else as read.
     """
     if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
         return repr(rows.written(row, name, value))
+    if isinstance(value, (str, np.str_)) and grammar.is_number(str(value)):
+        text = rows.written(row, name, str(value))
+        if text != repr(float(value)):  # not the fallback (the number read): the file's own text
+            return repr(text)
     return repr(key(value))
 
 
@@ -248,13 +255,8 @@ def _targets(
             return codes[first], LABELS_FORM
     marked = _marker(target) if form != LABELS_FORM else None
     if form == MARKER_FORM and marked is None:
-        r = int(np.argmax(~_marker_values(target)[0]))
-        value = shown(rows, r, name, target[r])
-        rows.fail(
-            f"case {said(case_ids[case[r]])}: the target column {name!r} holds {value} on "
-            f"{rows.position(r)}, not 0 or 1, where other cases read it as a 0/1 marker of the true "
-            "class's row: one way for the whole column (the true class on each row of a case, or the "
-            "marker)"
+        _not_marker(
+            rows, name, target, int(np.argmax(~_marker_values(target)[0])), case, case_ids, labels, coder
         )
     if marked is None:
         if codes is not None:
@@ -266,6 +268,7 @@ def _targets(
                 f"{key(labels[codes[r]])!r} on {rows.position(r)}: one true class a case (or a 0/1 "
                 "marker, 1 on the true class's row)"
             )
+        _neither(rows, name, target, case, case_ids, labels, coder)
         coder(target, True)  # the first row whose label is no class: its one line
         raise AssertionError("coder(strict=True) accepted a target that is no class")  # pragma: no cover
     count = np.bincount(case, weights=marked.astype(np.float64), minlength=m)
@@ -285,6 +288,52 @@ def _targets(
     y = np.empty(m, dtype=np.intp)
     y[case[marked]] = cls[marked]
     return y, MARKER_FORM
+
+
+def _neither(
+    rows: Rows,
+    name: str,
+    target: np.ndarray,
+    case: np.ndarray,
+    case_ids: Any,
+    labels: tuple,
+    coder: Callable[[np.ndarray, bool], np.ndarray | None],
+) -> None:
+    """A target column read neither as labels nor as a 0/1 marker: the one line of the reading that
+    holds the longer, at the first row that breaks it.  A marker column (``0``, ``1``, ``2.00`` on
+    line 7) is blamed for its line 7, not for its first ``1``, which is no class; a column of classes
+    (``a``, ``fish``) returns here, for the caller's line about the first value that is no class.
+    """
+    r = int(np.argmax(~_marker_values(target)[0]))  # the first row that is not 0/1
+    if coder(target[:r], False) is not None:
+        return  # the rows before it are all classes: the labels' line, at the first that is not one
+    _not_marker(rows, name, target, r, case, case_ids, labels, coder)
+
+
+def _not_marker(
+    rows: Rows,
+    name: str,
+    target: np.ndarray,
+    r: int,
+    case: np.ndarray,
+    case_ids: Any,
+    labels: tuple,
+    coder: Callable[[np.ndarray, bool], np.ndarray | None],
+) -> NoReturn:
+    """The one line of a target column read as a 0/1 marker up to row ``r``, which is not 0 or 1:
+    its value as the table writes it, and whether it is a class (a column read two ways) or not.
+    """
+    value = shown(rows, r, name, target[r])
+    head = f"case {said(case_ids[case[r]])}: the target column {name!r} holds {value} on {rows.position(r)}"
+    if coder(target[r : r + 1], False) is None:
+        rows.fail(
+            f"{head}: not 0 or 1, as the rows before it (a 0/1 marker of the true class's row), nor one "
+            f"of the {len(labels)} classes ({listing(labels)})"
+        )
+    rows.fail(
+        f"{head}, not 0 or 1, where the rows before it read as a 0/1 marker of the true class's row: one "
+        "way for the whole column (the true class on each row of a case, or the marker)"
+    )
 
 
 def _per_case(rows: Rows, name: str, values: Any, case: np.ndarray, case_ids: Any, m: int) -> np.ndarray:

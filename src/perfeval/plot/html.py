@@ -15,6 +15,7 @@ argmax (counts and row-normalised) as heatmaps.
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
 import datetime as _dt
 import functools
@@ -22,6 +23,7 @@ import html
 import io
 import math
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -31,6 +33,7 @@ from perfeval.api.evaluation import evaluate
 from perfeval.base.checks import to_numpy
 from perfeval.base.text import decimals, shown
 from perfeval.engine import DEFAULT_MEASURES
+from perfeval.exceptions import UndefinedMeasureWarning
 from perfeval.measures import parse_measure
 from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
 from perfeval.plot import TITLES, CurveDisplay, plot_by_group
@@ -343,6 +346,20 @@ def _measures_plain(labels: list[str], reports: dict[str, Any], shown: Any) -> s
             cells.append(_value_cell(shown(m, lab), attrs))
         out.append("<tr>" + "".join(cells) + "</tr>")
     return "\n".join(out) + "</table></div>"
+
+
+@contextlib.contextmanager
+def _unnamed_groups_quiet(n_models: int) -> Iterator[None]:
+    """Around one model's :func:`perfeval.ci` of several: its warning of the groups where a measure
+    is undefined (which names no model) not said, as the comparison says each model's, named
+    (``ROC of s is undefined for ...``); of one model, said (it is that model's).
+    """
+    with warnings.catch_warnings():
+        if n_models > 1:
+            warnings.filterwarnings(
+                "ignore", r"\S+ is undefined for \d+ of \d+ groups", UndefinedMeasureWarning
+            )
+        yield
 
 
 def _comparisons(
@@ -915,19 +932,20 @@ def build(
     intervals: dict[str, dict] = {}
     if ci is not None:
         for name, s in models.items():
-            intervals[name] = _ci(
-                y,
-                s,
-                measures=labels,
-                method=method or "bca",
-                level=ci,
-                n_boot=n_boot,
-                seed=seed,
-                groups=g,
-                threshold=threshold,
-                sample_weight=w,
-                progress=progress,
-            )
+            with _unnamed_groups_quiet(len(models)):
+                intervals[name] = _ci(
+                    y,
+                    s,
+                    measures=labels,
+                    method=method or "bca",
+                    level=ci,
+                    n_boot=n_boot,
+                    seed=seed,
+                    groups=g,
+                    threshold=threshold,
+                    sample_weight=w,
+                    progress=progress,
+                )
 
     def shown(name: str, lab: str) -> tuple[float, Any]:
         return reports[name].results[lab].value, intervals.get(name, {}).get(lab)
@@ -2530,19 +2548,20 @@ def build_regression(
     intervals: dict[str, dict] = {}
     if ci is not None:
         for name, p in preds.items():
-            intervals[name] = _ci(
-                y,
-                p,
-                measures=labels,
-                method=method or "bca",
-                level=ci,
-                n_boot=n_boot,
-                seed=seed,
-                groups=g,
-                sample_weight=w,
-                task="regression",
-                progress=progress,
-            )
+            with _unnamed_groups_quiet(len(preds)):
+                intervals[name] = _ci(
+                    y,
+                    p,
+                    measures=labels,
+                    method=method or "bca",
+                    level=ci,
+                    n_boot=n_boot,
+                    seed=seed,
+                    groups=g,
+                    sample_weight=w,
+                    task="regression",
+                    progress=progress,
+                )
 
     def shown(name: str, lab: str) -> tuple[float, Any]:
         return reports[name].results[lab].value, intervals.get(name, {}).get(lab)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.checks import deprecated_weights, to_numpy
+from perfeval.base.checks import deprecated_weights, no_table, to_numpy
 from perfeval.base.deprecation import measures_keyword
 from perfeval.engine import resolve
 from perfeval.engine.door import Targets
@@ -41,7 +41,6 @@ from perfeval.stats.paired import CORRECTIONS, correct_bounded
 from perfeval.stats.replicates import (
     Cases,
     group_evaluated,
-    group_parts,
     group_replicates,
     hist_replicates,
     jack_group_values,
@@ -200,6 +199,8 @@ def ci(
     >>> r["MAE"].low < r["MAE"].estimate < r["MAE"].high
     True
     """
+    no_table("perfeval.ci()", y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight)
+    no_table("perfeval.ci()", weights=weights)
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
     matrix = is_class_matrix(y_score, classes) or is_label_matrix(y_true)
@@ -380,7 +381,8 @@ def _group_interval(spec, cases: Cases, method: str, level: float, n_boot: int, 
     """The interval of a measure averaged over groups, from whole-group resampling."""
     if cases.groups is None:
         raise InvalidParameterError(f"{spec.label} is computed over groups: pass `groups=`")
-    est, vals, agg = group_parts(spec, cases)
+    est, vals, agg, res = group_evaluated(spec, cases)
+    _warn_undefined_groups(spec.label, res, None)  # each group's reason, as evaluate says it
     reps = group_replicates([vals], agg, seed, n_boot)[0]
     lo, hi, sd, note = interval(
         est, reps, level, method, lambda v=vals, a=agg: acceleration(*jack_group_values(v, a))
@@ -594,6 +596,8 @@ def compare(
     >>> c["MAE"].method, c["MAE"].p_value < 0.01, c["R2"].method
     ('t', True, 'bca')
     """
+    arrays = {"y_true": y_true, "score_a": score_a, "score_b": score_b, "groups": groups}
+    no_table("perfeval.compare()", **arrays, sample_weight=sample_weight, weights=weights)
     sample_weight = deprecated_weights(sample_weight, weights, "compare")
     matrix = is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes) or is_label_matrix(y_true)
     how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
@@ -676,6 +680,7 @@ def compare_models(
     >>> res["a"]["ROC"] == compare(y, m["a"], m["base"], measures="roc", n_boot=200, seed=2)["ROC"]
     True
     """
+    no_table("perfeval.compare_models()", y_true=y_true, groups=groups, sample_weight=sample_weight)
     if correction is not None and correction not in CORRECTIONS:
         raise InvalidParameterError(
             f"correction={correction!r}: one of {', '.join(map(repr, CORRECTIONS))}, or None (no correction)"
@@ -931,11 +936,11 @@ def method_of(spec: Any, method: str | None, grouped: bool, weighted: bool, both
     return "bca"
 
 
-def _warn_undefined_groups(label: str, result: Any, name: str) -> None:
+def _warn_undefined_groups(label: str, result: Any, name: str | None) -> None:
     """The groups where a model's measure is undefined (``result``: evaluate's over the groups,
     :func:`~perfeval.stats.replicates.group_evaluated`), each with its reason, said as ``evaluate``
-    says them (:func:`perfeval.engine.finish.groups_said`; the comparison's group values leave them
-    out as its means do), the model named.
+    says them (:func:`perfeval.engine.finish.groups_said`; the interval's or the comparison's group
+    values leave them out as its means do), the model named (``name``; None: :func:`ci`'s one).
     """
     from perfeval.engine.finish import groups_said, undefined_groups
 
@@ -944,7 +949,8 @@ def _warn_undefined_groups(label: str, result: Any, name: str) -> None:
     keys, whys = undefined_groups(result)
     warnings.warn(
         UndefinedMeasureWarning(
-            f"{label} of {name} is undefined for {len(keys)} of {len(result.per_group)} groups "
+            f"{label if name is None else f'{label} of {name}'} is undefined for {len(keys)} of "
+            f"{len(result.per_group)} groups "
             f"({groups_said(keys, whys)}); they are left out of its mean"
             + ("" if whys else " (`perfeval list-measures --long` says when a measure is undefined)")
         ),
