@@ -189,3 +189,23 @@ def test_every_backend_says_the_same_reasons():
             dd.from_pandas(df, npartitions=3), target="y", score="s", group="g", weight="w", measures=measures
         )
     check(got)
+
+
+@pytest.mark.parametrize("measure", ["gauc", "cal_slope", "roc"])
+def test_a_mean_undefined_in_every_group_says_the_groups_reasons(measure):
+    """Every group NaN: the means' why_null say each group's reason (as the warning does), not the
+    registry's edge cases.
+    """
+    y = np.array([1, 1, 0, 0, 1.0])
+    s = np.array([0.2, 0.3, 0.4, 0.5, 0.6])
+    g = np.array(["a", "a", "b", "b", "c"])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        d = perfeval.evaluate(y, s, groups=g, measures=[measure]).to_dict()
+    m = next(iter(d["measures"].values()))
+    said = (
+        "'a': one class only: all 2 cases are positive; 'b': one class only: all 2 cases are negative; "
+        "'c': one class only: the one case is positive"
+    )
+    assert m["mean_why_null"] == m["weighted_mean_why_null"] == f"undefined in every group ({said})"
+    assert any(said in str(w.message) for w in caught)

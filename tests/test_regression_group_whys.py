@@ -159,6 +159,23 @@ def assert_same_whys(a, b):
         assert ra.undefined_groups_why == rb.undefined_groups_why, label
 
 
+def assert_streams_say_memorys(y, p, g, w, memory, measures) -> None:
+    """The grouped stream (spilled parts, some re-split; groups over the budget, each finished from
+    its sums; clustered rows) gives each group memory's value and each NaN group memory's reason.
+    """
+    from perfeval.backends.stream import evaluate_stream_grouped
+
+    for kwargs in (
+        {"budget_rows": 8, "partitions": 3},
+        {"budget_rows": 2, "partitions": 1},
+        {"clustered": True},
+    ):
+        got = evaluate_stream_grouped(chunks_of(y, p, g, w, 5), measures=measures, **kwargs)
+        assert_same_whys(got, memory)
+        for label, r in memory.results.items():
+            assert np.array_equal(got.results[label].per_group, r.per_group, equal_nan=True), label
+
+
 def chunks_of(y, p, g, w, size):
     for i in range(0, len(y), size):
         part = (y[i : i + size], p[i : i + size], g[i : i + size])
@@ -167,19 +184,12 @@ def chunks_of(y, p, g, w, size):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_the_streams_groups_say_memorys_reasons(weighted):
-    from perfeval.backends.stream import evaluate_stream_grouped
 
     y, p, g, w = rows(weighted)
     memory = quiet_evaluate(y, p, groups=g, sample_weight=w, measures=MEASURES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for kwargs in (
-            {"budget_rows": 8, "partitions": 3},  # spilled parts, some re-split
-            {"budget_rows": 2, "partitions": 1},  # groups over the budget: each finished from its sums
-            {"clustered": True},
-        ):
-            got = evaluate_stream_grouped(chunks_of(y, p, g, w, 5), measures=MEASURES, **kwargs)
-            assert_same_whys(got, memory)
+        assert_streams_say_memorys(y, p, g, w, memory, MEASURES)
 
 
 @pytest.mark.parametrize("weighted", [False, True])

@@ -22,7 +22,7 @@ import perfeval
 from perfeval.cli.main import main
 from test_regression_group_whys import (
     assert_same_whys,
-    chunks_of,
+    assert_streams_say_memorys,
     each_group_alone,
     quiet_evaluate,
     rows_of,
@@ -165,21 +165,12 @@ def test_each_group_is_its_rows_alone(weighted, compiled, monkeypatch):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_every_backend_says_memorys_groups(weighted):
-    from perfeval.backends.stream import evaluate_stream_grouped
 
     y, p, g, w = rows(weighted)
     memory = quiet_evaluate(y, p, groups=g, sample_weight=w, measures=MEASURES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for kwargs in (
-            {"budget_rows": 8, "partitions": 3},
-            {"budget_rows": 2, "partitions": 1},
-            {"clustered": True},
-        ):
-            got = evaluate_stream_grouped(chunks_of(y, p, g, w, 5), measures=MEASURES, **kwargs)
-            assert_same_whys(got, memory)
-            for label, r in memory.results.items():
-                assert np.array_equal(got.results[label].per_group, r.per_group, equal_nan=True), label
+        assert_streams_say_memorys(y, p, g, w, memory, MEASURES)
         m = perfeval.Metric(MEASURES)
         for i in range(0, len(y), 7):
             m.update(y[i : i + 7], p[i : i + 7], groups=g[i : i + 7],

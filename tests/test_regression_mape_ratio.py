@@ -17,7 +17,13 @@ import pytest
 
 import perfeval
 from perfeval.cli.main import main
-from test_regression_group_whys import assert_same_whys, chunks_of, each_group_alone, quiet_evaluate, rows_of
+from test_regression_group_whys import (
+    assert_same_whys,
+    assert_streams_say_memorys,
+    each_group_alone,
+    quiet_evaluate,
+    rows_of,
+)
 
 RATIO = "of a row is beyond the range of a 64-bit float"
 MAPES = ["MAPE", "MAPE:eps=sklearn", "MAPE:eps=torchmetrics"]
@@ -86,22 +92,14 @@ def test_each_group_is_its_rows_alone(weighted, compiled, monkeypatch):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_every_backend_says_memorys_groups(weighted):
-    from perfeval.backends.stream import evaluate_stream, evaluate_stream_grouped
+    from perfeval.backends.stream import evaluate_stream
 
     y, p, g, w = rows(weighted)
     memory = quiet_evaluate(y, p, groups=g, sample_weight=w, measures=MEASURES)
     whole = quiet_evaluate(y, p, sample_weight=w, measures=MEASURES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for kwargs in (
-            {"budget_rows": 8, "partitions": 3},
-            {"budget_rows": 2, "partitions": 1},
-            {"clustered": True},
-        ):
-            got = evaluate_stream_grouped(chunks_of(y, p, g, w, 5), measures=MEASURES, **kwargs)
-            assert_same_whys(got, memory)
-            for label, r in memory.results.items():
-                assert np.array_equal(got.results[label].per_group, r.per_group, equal_nan=True), label
+        assert_streams_say_memorys(y, p, g, w, memory, MEASURES)
         chunks = (
             (y[i : i + 4], p[i : i + 4], None if w is None else w[i : i + 4]) for i in range(0, len(y), 4)
         )

@@ -21,7 +21,13 @@ import pytest
 import perfeval
 from perfeval.cli.main import main
 from perfeval.summaries.regression import BELOW, deviance_rows
-from test_regression_group_whys import assert_same_whys, chunks_of, each_group_alone, quiet_evaluate, rows_of
+from test_regression_group_whys import (
+    assert_same_whys,
+    assert_streams_say_memorys,
+    each_group_alone,
+    quiet_evaluate,
+    rows_of,
+)
 
 sk_metrics = pytest.importorskip("sklearn.metrics")
 
@@ -149,7 +155,7 @@ def test_each_group_is_its_rows_alone(weighted, compiled, monkeypatch):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_every_backend_says_memorys(weighted):
-    from perfeval.backends.stream import evaluate_stream, evaluate_stream_grouped
+    from perfeval.backends.stream import evaluate_stream
 
     y, p, g, w = rows(weighted)
     memory = quiet_evaluate(y, p, groups=g, sample_weight=w, measures=MEASURES)
@@ -157,15 +163,7 @@ def test_every_backend_says_memorys(weighted):
     whole = quiet_evaluate(y[big], p[big], sample_weight=None if w is None else w[big], measures=MEASURES)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for kwargs in (
-            {"budget_rows": 8, "partitions": 3},
-            {"budget_rows": 2, "partitions": 1},
-            {"clustered": True},
-        ):
-            got = evaluate_stream_grouped(chunks_of(y, p, g, w, 5), measures=MEASURES, **kwargs)
-            assert_same_whys(got, memory)
-            for label, r in memory.results.items():
-                assert np.array_equal(got.results[label].per_group, r.per_group, equal_nan=True), label
+        assert_streams_say_memorys(y, p, g, w, memory, MEASURES)
         yb, pb, wb = y[big], p[big], None if w is None else w[big]
         chunks = (
             (yb[i : i + 2], pb[i : i + 2]) + (() if wb is None else (wb[i : i + 2],)) for i in range(0, 6, 2)

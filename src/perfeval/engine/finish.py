@@ -21,7 +21,7 @@ import numpy as np
 from perfeval.base.checks import Cases
 from perfeval.base.nicknames import ALL
 from perfeval.engine.door import Targets
-from perfeval.engine.report import MeasureResult, Report
+from perfeval.engine.report import MeasureResult, Report, groups_said, undefined_groups
 from perfeval.exceptions import (
     InvalidDataError,
     InvalidParameterError,
@@ -786,39 +786,6 @@ def _warn_groups(by_groups: dict[tuple, list[str]]) -> None:
                 + ("" if whys else " (`perfeval list-measures --long` says when a measure is undefined)")
             )
         )
-
-
-def undefined_groups(r: MeasureResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """The groups where a result (over groups) is undefined, each as its key's ``repr``, and their
-    reasons (:func:`group_reasons`) in the same order: ``()`` unless every group has its own.
-    """
-    keys = tuple(map(repr, r.undefined))
-    whys = tuple(r.undefined_groups_why)
-    if len(whys) != len(keys) or not all(whys):  # known for every group, or not said
-        whys = ()
-    return keys, whys
-
-
-def groups_said(keys: Sequence[str], whys: Sequence[str]) -> str:
-    """The groups ``keys`` (their ``repr``) where a measure is undefined, the first five, with their
-    reasons ``whys`` (:func:`undefined_groups`: each group's, or none): the groups of one reason
-    named together and the reason said once, as every warning of undefined groups says them
-    (``evaluate``'s, ``compare``'s).
-
-    >>> groups_said(["'a'", "'b'", "'c'"], ["one class", "one class", "no case"])
-    "'a', 'b': one class; 'c': no case"
-    >>> groups_said(["'a'", "'b'"], [])
-    "'a', 'b'"
-    """
-    if not whys:
-        return ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
-    if len(set(whys)) == 1:  # one reason, said once
-        return ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "") + f": {whys[0]}"
-    by_why: dict[str, list[str]] = {}
-    for k, why in zip(keys[:5], whys[:5], strict=True):
-        by_why.setdefault(why, []).append(k)
-    shown = "; ".join(f"{', '.join(ks)}: {why}" for why, ks in by_why.items())
-    return shown + ("; ..." if len(keys) > 5 else "")
 
 
 def _warn_left_per_group(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -543,6 +544,39 @@ class Report:
         return "\n".join(lines)
 
 
+def undefined_groups(r: MeasureResult) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The groups where a result (over groups) is undefined, each as its key's ``repr``, and their
+    reasons (:func:`group_reasons`) in the same order: ``()`` unless every group has its own.
+    """
+    keys = tuple(map(repr, r.undefined))
+    whys = tuple(r.undefined_groups_why)
+    if len(whys) != len(keys) or not all(whys):  # known for every group, or not said
+        whys = ()
+    return keys, whys
+
+
+def groups_said(keys: Sequence[str], whys: Sequence[str]) -> str:
+    """The groups ``keys`` (their ``repr``) where a measure is undefined, the first five, with their
+    reasons ``whys`` (:func:`undefined_groups`: each group's, or none): the groups of one reason
+    named together and the reason said once, as every warning of undefined groups says them
+    (``evaluate``'s, ``compare``'s).
+
+    >>> groups_said(["'a'", "'b'", "'c'"], ["one class", "one class", "no case"])
+    "'a', 'b': one class; 'c': no case"
+    >>> groups_said(["'a'", "'b'"], [])
+    "'a', 'b'"
+    """
+    if not whys:
+        return ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "")
+    if len(set(whys)) == 1:  # one reason, said once
+        return ", ".join(keys[:5]) + (", ..." if len(keys) > 5 else "") + f": {whys[0]}"
+    by_why: dict[str, list[str]] = {}
+    for k, why in zip(keys[:5], whys[:5], strict=True):
+        by_why.setdefault(why, []).append(k)
+    shown = "; ".join(f"{', '.join(ks)}: {why}" for why, ks in by_why.items())
+    return shown + ("; ..." if len(keys) > 5 else "")
+
+
 def _over_groups(v: float | None, r: MeasureResult, label: str, groups: Any) -> str:
     """Why a mean over groups is not a finite number: a group's value is infinite, or the measure is
     defined in no group.
@@ -556,6 +590,9 @@ def _over_groups(v: float | None, r: MeasureResult, label: str, groups: Any) -> 
         where = f"group {first!r}" if len(inf) == 1 else f"{len(inf)} groups (the first: {first!r})"
         return f"{plain_why(v)}: the value is infinite in {where}"
     if r.per_group is not None and not np.any(~np.isnan(np.asarray(r.per_group, dtype=float))):
+        keys, whys = undefined_groups(r)
+        if whys:  # each group's own reason (group_reasons), said as the warning says them
+            return f"undefined in every group ({groups_said(keys, whys)})"
         return why_not_finite(math.nan, label, "in every group") or "undefined in every group"
     return plain_why(math.nan if v is None else v)
 
