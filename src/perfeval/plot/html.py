@@ -15,7 +15,6 @@ argmax (counts and row-normalised) as heatmaps.
 from __future__ import annotations
 
 import base64
-import contextlib
 import dataclasses
 import datetime as _dt
 import functools
@@ -23,7 +22,6 @@ import html
 import io
 import math
 import warnings
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -348,18 +346,23 @@ def _measures_plain(labels: list[str], reports: dict[str, Any], shown: Any) -> s
     return "\n".join(out) + "</table></div>"
 
 
-@contextlib.contextmanager
-def _unnamed_groups_quiet(n_models: int) -> Iterator[None]:
-    """Around one model's :func:`perfeval.ci` of several: its warning of the groups where a measure
-    is undefined (which names no model) not said, as the comparison says each model's, named
-    (``ROC of s is undefined for ...``); of one model, said (it is that model's).
+def _models_ci(
+    y: Any, models: dict[str, Any], labels: list[str], level: float, method: str | None, **options: Any
+) -> dict[str, dict]:
+    """Each model's :func:`perfeval.ci` of the measures ``labels`` (``options``: its other keywords).
+    Of several models, ci's warning of the groups where a measure is undefined (which names no
+    model) is not said, as the comparison says each model's, named (``ROC of s is undefined for
+    ...``); of one model, said (it is that model's).
     """
-    with warnings.catch_warnings():
-        if n_models > 1:
-            warnings.filterwarnings(
-                "ignore", r"\S+ is undefined for \d+ of \d+ groups", UndefinedMeasureWarning
-            )
-        yield
+    out: dict[str, dict] = {}
+    for name, s in models.items():
+        with warnings.catch_warnings():
+            if len(models) > 1:
+                warnings.filterwarnings(
+                    "ignore", r"\S+ is undefined for \d+ of \d+ groups", UndefinedMeasureWarning
+                )
+            out[name] = _ci(y, s, measures=labels, method=method or "bca", level=level, **options)
+    return out
 
 
 def _comparisons(
@@ -931,21 +934,19 @@ def build(
     # metrics
     intervals: dict[str, dict] = {}
     if ci is not None:
-        for name, s in models.items():
-            with _unnamed_groups_quiet(len(models)):
-                intervals[name] = _ci(
-                    y,
-                    s,
-                    measures=labels,
-                    method=method or "bca",
-                    level=ci,
-                    n_boot=n_boot,
-                    seed=seed,
-                    groups=g,
-                    threshold=threshold,
-                    sample_weight=w,
-                    progress=progress,
-                )
+        intervals = _models_ci(
+            y,
+            models,
+            labels,
+            ci,
+            method,
+            n_boot=n_boot,
+            seed=seed,
+            groups=g,
+            threshold=threshold,
+            sample_weight=w,
+            progress=progress,
+        )
 
     def shown(name: str, lab: str) -> tuple[float, Any]:
         return reports[name].results[lab].value, intervals.get(name, {}).get(lab)
@@ -2547,21 +2548,19 @@ def build_regression(
     labels = list(first.results)
     intervals: dict[str, dict] = {}
     if ci is not None:
-        for name, p in preds.items():
-            with _unnamed_groups_quiet(len(preds)):
-                intervals[name] = _ci(
-                    y,
-                    p,
-                    measures=labels,
-                    method=method or "bca",
-                    level=ci,
-                    n_boot=n_boot,
-                    seed=seed,
-                    groups=g,
-                    sample_weight=w,
-                    task="regression",
-                    progress=progress,
-                )
+        intervals = _models_ci(
+            y,
+            preds,
+            labels,
+            ci,
+            method,
+            n_boot=n_boot,
+            seed=seed,
+            groups=g,
+            sample_weight=w,
+            task="regression",
+            progress=progress,
+        )
 
     def shown(name: str, lab: str) -> tuple[float, Any]:
         return reports[name].results[lab].value, intervals.get(name, {}).get(lab)
