@@ -883,8 +883,9 @@ def _compare_all(
             _compare_one(rspecs, m, gcas[m], gcas[-1], {}, jack, methods, level, n_boot, seed, names)
             for m in range(len(scores))
         ]
-    cas = [Cases(y_true, a, sample_weight, groups) for a in scores]
-    cb = Cases(y_true, score_b, sample_weight, groups)
+    named = arg_names or names
+    cas = [Cases(y_true, a, sample_weight, groups, named[m]) for m, a in enumerate(scores)]
+    cb = Cases(y_true, score_b, sample_weight, groups, named[-1])
     specs = specs_of(measures, threshold, method)
     for sp in specs:  # a threshold is where a model is cut, not how good it is: no difference to test
         if sp.kwargs.get("of") == "threshold":

@@ -38,7 +38,16 @@ import numpy as np
 
 from perfeval import _native
 from perfeval.base import progress as _progress
-from perfeval.base.checks import LabelWords, one_d, read_targets, to_numpy
+from perfeval.base.checks import (
+    LabelWords,
+    check_no_nan,
+    check_pair,
+    check_weights,
+    one_d,
+    read_targets,
+    same_length,
+    to_numpy,
+)
 from perfeval.exceptions import InvalidDataError
 from perfeval.stats.fastpaths import REP_WIDTH, fast_paths, finish_plans, plan_stats
 from perfeval.summaries import ScoreHistogram
@@ -63,24 +72,22 @@ def threads_of(threads: int | None) -> int:
 class Cases:
     """Validated arrays: targets (0/1 for binary measures), scores, optional weights and groups."""
 
-    def __init__(self, y_true: Any, y_score: Any, weights: Any, groups: Any):
+    def __init__(self, y_true: Any, y_score: Any, weights: Any, groups: Any, score: str = "y_score"):
+        # named as the user passed them: the weights are every entry point's `sample_weight`, and
+        # `score` is the scores' argument (compare's `score_a`, compare_models' `models['b']`)
         self.y = to_numpy(y_true, "y_true")
-        self.s = one_d("y_score", to_numpy(y_score, "y_score"))
-        if len(self.y) != len(self.s):
-            raise InvalidDataError(
-                f"`y_true` and `y_score` must have the same length, got {len(self.y)} and {len(self.s)}"
-            )
-        if np.isnan(self.s).any():
-            raise InvalidDataError(f"`y_score` holds NaN at index {int(np.argmax(np.isnan(self.s)))}")
-        self.w = None if weights is None else one_d("weights", to_numpy(weights, "weights"))
-        if self.w is not None and (
-            len(self.w) != len(self.s) or not np.isfinite(self.w).all() or (self.w < 0).any()
-        ):
-            raise InvalidDataError(f"`weights` must be {len(self.s)} finite, non-negative numbers")
+        self.s = one_d(score, to_numpy(y_score, score))
+        check_pair(self.y, self.s, ("y_true", score))
+        check_no_nan(self.s, score)
+        self.w = None
+        if weights is not None:
+            self.w = one_d("sample_weight", to_numpy(weights, "sample_weight"))
+            same_length("sample_weight", self.w, len(self.s), score)
+            check_weights(self.w, "sample_weight")
         self.groups = None if groups is None else to_numpy(groups, "groups")
         if self.groups is not None and len(self.groups) != len(self.s):
             raise InvalidDataError(
-                f"`groups` must have the length of `y_score` ({len(self.s)}), got {len(self.groups)}"
+                f"`groups` must have the length of `{score}` ({len(self.s)}), got {len(self.groups)}"
             )
         if self.w is not None and not self.w.all():
             # a case of weight 0 is no case at all (as in evaluate): the estimate, the replicates and
