@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from perfeval.base.checks import as_array, check_weights, floats, label_values, one_d, said
+from perfeval.base.checks import as_array, check_weights, floats, label_values, no_table, one_d, said
 from perfeval.exceptions import InvalidDataError, UndefinedMeasureWarning, user_stacklevel
 
 __all__ = [
@@ -85,6 +85,7 @@ def check_sample_weight(
     """
     if sample_weight is None:
         return None
+    no_table(f"{fn}()", sample_weight=sample_weight)  # a column's name: these take the values
     w = one_d("sample_weight", sample_weight, where=fn)
     if len(w) != n:
         raise InvalidDataError(said(f"`sample_weight` has {len(w)} values for {n} {cases}", fn))

@@ -35,10 +35,8 @@ from perfeval.api.evaluation import evaluate
 from perfeval.base.checks import (
     as_array,
     check_scores,
-    check_weights,
     floats,
     label_values,
-    one_d,
     to_numpy,
 )
 from perfeval.exceptions import (
@@ -689,10 +687,8 @@ def _dcg_rows(fn: str, y_true: Any, y_score: Any, k: int | None, ignore_ties: bo
 def _row_average(fn: str, values: Array, sample_weight: Any) -> float:
     if sample_weight is None:
         return float(np.mean(values))
-    w = one_d("sample_weight", sample_weight)
-    if len(w) != len(values):
-        raise InvalidDataError(f"{fn}: `sample_weight` has {len(w)} values for {len(values)} queries (rows)")
-    check_weights(w, "sample_weight")
+    w = check_sample_weight(fn, sample_weight, len(values), all_zero=True, cases="queries (rows)")
+    assert w is not None
     if w.sum() == 0:
         raise InvalidDataError(f"{fn}: the weights of the queries sum to zero")
     return float(np.average(values, weights=w))
