@@ -199,8 +199,9 @@ def ci(
     >>> r["MAE"].low < r["MAE"].estimate < r["MAE"].high
     True
     """
-    no_table("perfeval.ci()", y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight)
-    no_table("perfeval.ci()", weights=weights)
+    no_table(
+        "perfeval.ci()", y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight, weights=weights
+    )
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
     matrix = is_class_matrix(y_score, classes) or is_label_matrix(y_true)
