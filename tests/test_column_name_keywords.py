@@ -43,6 +43,30 @@ def test_a_column_name_given_for_values_names_the_keyword(given, key, dialect):
         perfeval.evaluate(df["y"], df["s"], measures=[measure], dialect=dialect, **{given: "w"})
 
 
+@pytest.mark.parametrize(("given", "key"), [("sample_weight", "weight"), ("groups", "group"), ("y_score", "score")])
+def test_a_column_name_without_a_table_says_the_hint_first(given, key):
+    """``evaluate(y, s, sample_weight="w")``: the hint (a column's name is passed with a table; this
+    keyword takes the values) is the line, with no word of a shape ``()`` a string has not."""
+    args = {"y_true": [0, 1, 0, 1], "y_score": [0.2, 0.7, 0.4, 0.6], given: "w"}
+    with pytest.raises(InvalidParameterError) as e:
+        perfeval.evaluate(**args, measures=["roc"])
+    assert str(e.value) == (
+        f"`{given}='w'`: a column's name? pass it as {key}='w' (with the table and target=/score=); "
+        f"`{given}` takes the values themselves, one a row"
+    )
+
+
+def test_ci_weights_column_name_is_no_tables_line():
+    """ci's deprecated ``weights=`` given a column's name: the same line as ``sample_weight=``'s,
+    naming the keyword typed (ci checks every array keyword in one call)."""
+    with pytest.raises(InvalidParameterError) as e:
+        perfeval.ci([0, 1, 0, 1], [0.2, 0.7, 0.4, 0.6], measures="roc", weights="w")
+    assert str(e.value) == (
+        "`weights` must be one-dimensional, got the string 'w': a column's name? perfeval.ci() takes no "
+        "table: pass the column's values themselves, one a row (weights=table['w'])"
+    )
+
+
 def test_ids_by_column_name_as_documented():
     """What the hint says works: ``id=`` the name, the numbers of ``ids=`` the values."""
     df = _table()

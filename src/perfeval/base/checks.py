@@ -39,7 +39,9 @@ def to_numpy(x: Any, name: str) -> np.ndarray:
     if arr.ndim == 2 and 1 in arr.shape:
         arr = arr.reshape(-1)
     if arr.ndim != 1:
-        hint = _name_hint(name, x) if arr.ndim == 0 else _columns_hint(name, arr.shape)
+        if isinstance(x, str):  # a column's name, most likely: no shape talk
+            raise InvalidParameterError(_name_hint(name, x))
+        hint = _columns_hint(name, arr.shape)
         raise InvalidParameterError(f"`{name}` must be one-dimensional, got shape {arr.shape}{hint}")
     if arr.dtype.name == "bfloat16":  # jax's and ml_dtypes' bfloat16: float32 holds it exactly
         arr = arr.astype(np.float32)
@@ -83,16 +85,16 @@ COLUMN_KEYWORDS = {
 }
 
 
-def _name_hint(name: str, x: Any) -> str:
-    """For a column's name given where the values go (``sample_weight="w"``): the keyword that
-    takes the name.
+def _name_hint(name: str, x: str) -> str:
+    """The one line for a string ``x`` given where the values go (``sample_weight="w"``): the
+    keyword that takes a column's name first, when there is one.
     """
-    if not isinstance(x, str) or name not in COLUMN_KEYWORDS:
-        return ""
+    if name not in COLUMN_KEYWORDS:
+        return f"`{name}` must be one-dimensional, got the string {x!r}"
     key = COLUMN_KEYWORDS[name]
     return (
-        f": a column's name? pass it as {key}={x!r} (with the table and target=/score=); `{name}` "
-        "takes the values themselves"
+        f"`{name}={x!r}`: a column's name? pass it as {key}={x!r} (with the table and target=/score=); `{name}` "
+        "takes the values themselves, one a row"
     )
 
 
