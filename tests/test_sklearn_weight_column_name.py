@@ -1,5 +1,6 @@
 """The scikit-learn names given a column's name for `sample_weight` (``sample_weight="w"``): the
-library's one line for a string where the values go (no_table's), said at their shared door, not
+library's one line for a string where the values go (no_table's), said at their shared door with the
+function's prefix of their other messages ("roc_auc_score: ..."), not
 "must be one-dimensional, got shape ()"."""
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ CALLS = {
 def test_a_column_name_for_sample_weight_is_said_so(fn):
     with pytest.raises(InvalidParameterError) as got:
         CALLS[fn]("w")
-    assert str(got.value) == (
-        f"`sample_weight` must be one-dimensional, got the string 'w': a column's name? {fn}() takes no "
+    assert str(got.value) == (  # prefixed with the function's name, as their other messages
+        f"{fn}: `sample_weight` must be one-dimensional, got the string 'w': a column's name? {fn}() takes no "
         "table: pass the column's values themselves, one a row (sample_weight=table['w'])"
     )
 
 
 def test_the_multiclass_roc_area_says_it_too():
-    with pytest.raises(InvalidParameterError, match=r"a column's name\? roc_auc_score\(\) takes no table"):
+    with pytest.raises(InvalidParameterError, match=r"^roc_auc_score: `sample_weight` .* a column's name\? roc_auc_score\(\) takes no table"):
         F.roc_auc_score(CLS, P, multi_class="ovr", sample_weight="w")
 
 

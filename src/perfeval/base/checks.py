@@ -98,7 +98,7 @@ def _name_hint(name: str, x: str) -> str:
     )
 
 
-def no_table(door: str, **arrays: Any) -> None:
+def no_table(door: str, *, where: str | None = None, **arrays: Any) -> None:
     """For a function that takes no table (``perfeval.ci``, ``compare``, ``explain``,
     ``Metric.update``): a string given where the values go (``groups="qid"``, a column's name) is
     one line saying what the function takes (the values, one a row), not the keyword of
@@ -108,6 +108,9 @@ def no_table(door: str, **arrays: Any) -> None:
     ----------
     door : str
         The function, as messages name it (``perfeval.ci()``).
+    where : str, optional
+        The prefix of the caller's other messages (see :func:`said`): the scikit-learn names'
+        ``roc_auc_score: ...``.
     **arrays
         Its array arguments by keyword, as the caller spelled them; None: not given.
 
@@ -119,8 +122,11 @@ def no_table(door: str, **arrays: Any) -> None:
     for name, x in arrays.items():
         if isinstance(x, str):
             raise InvalidParameterError(
-                f"`{name}` must be one-dimensional, got the string {x!r}: a column's name? {door} takes no "
-                f"table: pass the column's values themselves, one a row ({name}=table[{x!r}])"
+                said(
+                    f"`{name}` must be one-dimensional, got the string {x!r}: a column's name? {door} takes "
+                    f"no table: pass the column's values themselves, one a row ({name}=table[{x!r}])",
+                    where,
+                )
             )
 
 

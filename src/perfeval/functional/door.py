@@ -85,7 +85,7 @@ def check_sample_weight(
     """
     if sample_weight is None:
         return None
-    no_table(f"{fn}()", sample_weight=sample_weight)  # a column's name: these take the values
+    no_table(f"{fn}()", sample_weight=sample_weight, where=fn)  # a column's name: these take the values
     w = one_d("sample_weight", sample_weight, where=fn)
     if len(w) != n:
         raise InvalidDataError(said(f"`sample_weight` has {len(w)} values for {n} {cases}", fn))
