@@ -43,7 +43,9 @@ def test_a_column_name_given_for_values_names_the_keyword(given, key, dialect):
         perfeval.evaluate(df["y"], df["s"], measures=[measure], dialect=dialect, **{given: "w"})
 
 
-@pytest.mark.parametrize(("given", "key"), [("sample_weight", "weight"), ("groups", "group"), ("y_score", "score")])
+@pytest.mark.parametrize(
+    ("given", "key"), [("sample_weight", "weight"), ("groups", "group"), ("y_score", "score")]
+)
 def test_a_column_name_without_a_table_says_the_hint_first(given, key):
     """``evaluate(y, s, sample_weight="w")``: the hint (a column's name is passed with a table; this
     keyword takes the values) is the line, with no word of a shape ``()`` a string has not."""

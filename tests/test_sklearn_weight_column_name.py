@@ -33,13 +33,16 @@ def test_a_column_name_for_sample_weight_is_said_so(fn):
     with pytest.raises(InvalidParameterError) as got:
         CALLS[fn]("w")
     assert str(got.value) == (  # prefixed with the function's name, as their other messages
-        f"{fn}: `sample_weight` must be one-dimensional, got the string 'w': a column's name? {fn}() takes no "
-        "table: pass the column's values themselves, one a row (sample_weight=table['w'])"
+        f"{fn}: `sample_weight` must be one-dimensional, got the string 'w': a column's name? {fn}() "
+        "takes no table: pass the column's values themselves, one a row (sample_weight=table['w'])"
     )
 
 
 def test_the_multiclass_roc_area_says_it_too():
-    with pytest.raises(InvalidParameterError, match=r"^roc_auc_score: `sample_weight` .* a column's name\? roc_auc_score\(\) takes no table"):
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^roc_auc_score: `sample_weight` .* a column's name\? roc_auc_score\(\) takes no table",
+    ):
         F.roc_auc_score(CLS, P, multi_class="ovr", sample_weight="w")
 
 

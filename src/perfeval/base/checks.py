@@ -93,8 +93,8 @@ def _name_hint(name: str, x: str) -> str:
         return f"`{name}` must be one-dimensional, got the string {x!r}"
     key = COLUMN_KEYWORDS[name]
     return (
-        f"`{name}={x!r}`: a column's name? pass it as {key}={x!r} (with the table and target=/score=); `{name}` "
-        "takes the values themselves, one a row"
+        f"`{name}={x!r}`: a column's name? pass it as {key}={x!r} (with the table and target=/score=); "
+        f"`{name}` takes the values themselves, one a row"
     )
 
 

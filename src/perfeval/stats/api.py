@@ -199,9 +199,8 @@ def ci(
     >>> r["MAE"].low < r["MAE"].estimate < r["MAE"].high
     True
     """
-    no_table(
-        "perfeval.ci()", y_true=y_true, y_score=y_score, groups=groups, sample_weight=sample_weight, weights=weights
-    )
+    arrays = {"y_true": y_true, "y_score": y_score, "groups": groups}
+    no_table("perfeval.ci()", **arrays, sample_weight=sample_weight, weights=weights)
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
     matrix = is_class_matrix(y_score, classes) or is_label_matrix(y_true)
