@@ -121,3 +121,27 @@ def test_a_column_name_where_no_table_is_taken_says_what_is(door, given):
         f"`{given}` must be one-dimensional, got the string 'qid': a column's name? {door} takes no table: "
         f"pass the column's values themselves, one a row ({given}=table['qid'])"
     )
+
+
+def _delong_doors():
+    """The DeLong functions and ScoreHistogram.from_arrays: no table either."""
+    from perfeval.stats.delong import delong, delong_test
+    from perfeval.summaries import ScoreHistogram
+
+    y, s = np.array([0, 1, 0, 1, 1, 0]), np.array([0.2, 0.3, 0.4, 0.6, 0.7, 0.8])
+    return {
+        "delong()": lambda w: delong(y, s, sample_weight=w),
+        "delong_test()": lambda w: delong_test(y, s, s[::-1], sample_weight=w),
+        "ScoreHistogram.from_arrays()": lambda w: ScoreHistogram.from_arrays(y, s, sample_weight=w),
+    }
+
+
+@pytest.mark.parametrize("door", _delong_doors())
+def test_the_delong_doors_say_a_column_name_as_the_others(door):
+    """Not "must be one-dimensional, got shape ()": no_table's line, as ci's and compare's."""
+    with pytest.raises(InvalidParameterError) as e:
+        _delong_doors()[door]("w")
+    assert str(e.value) == (
+        f"`sample_weight` must be one-dimensional, got the string 'w': a column's name? {door} takes no "
+        "table: pass the column's values themselves, one a row (sample_weight=table['w'])"
+    )

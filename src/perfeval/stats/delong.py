@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval.base.checks import one_d
+from perfeval.base.checks import no_table, one_d
 from perfeval.exceptions import InvalidDataError, InvalidParameterError
 from perfeval.summaries import ScoreHistogram
 
@@ -156,6 +156,7 @@ def delong(y_true: Any, y_score: Any, *, sample_weight: Any = None, level: float
     >>> round(r.auc, 4), round(r.se, 4)
     (0.8889, 0.1571)
     """
+    no_table("delong()", y_true=y_true, y_score=y_score, sample_weight=sample_weight)
     return delong_from_histogram(ScoreHistogram.from_arrays(y_true, y_score, sample_weight), level)
 
 
@@ -220,6 +221,10 @@ def delong_test(
     >>> round(r.difference, 4), round(r.p_value, 3)
     (0.25, 0.317)
     """
+    no_table(
+        "delong_test()", y_true=y_true, score_a=score_a, score_b=score_b, sample_weight=sample_weight,
+        y_true_b=y_true_b, sample_weight_b=sample_weight_b,
+    )  # fmt: skip
     zq = _z(level)
     t = np.asarray(y_true)
     t = t.reshape(-1) if t.ndim == 2 and 1 in t.shape else t

@@ -16,7 +16,15 @@ from typing import Any
 import numpy as np
 
 from perfeval import _native
-from perfeval.base.checks import check_no_nan, check_pair, check_weights, one_d, same_length, zero_one
+from perfeval.base.checks import (
+    check_no_nan,
+    check_pair,
+    check_weights,
+    no_table,
+    one_d,
+    same_length,
+    zero_one,
+)
 from perfeval.exceptions import InvalidParameterError
 
 
@@ -195,6 +203,7 @@ class ScoreHistogram:
         InvalidParameterError
             Mismatched lengths, a target other than 0/1, a NaN score, a negative weight.
         """
+        no_table("ScoreHistogram.from_arrays()", y_true=y_true, y_score=y_score, sample_weight=sample_weight)
         return cls.from_checked(*checked_cases(y_true, y_score, sample_weight))
 
     @classmethod
