@@ -115,3 +115,25 @@ def test_compare_names_the_models_whose_value_is_undefined(models_csv, capsys):
     err = capsys.readouterr().err
     assert "CAL_SLOPE: the values of models b, c are undefined for this data" in err
     assert "a model's value" not in err
+
+
+@pytest.mark.filterwarnings("always::perfeval.exceptions.UndefinedMeasureWarning")  # as a shell's
+@pytest.mark.parametrize("scores", ["a", "a,c"])
+def test_report_ci_names_the_model_of_an_undefined_group_with_one_model_too(
+    models_csv, tmp_path, capsys, scores
+):
+    """`perfeval report --ci`: the groups where a model's ROC is undefined are said naming the model
+    (``ROC of a is undefined for 1 of 4 groups``), of one model as of several."""
+    out = str(tmp_path / "r.html")
+    argv = ["report", models_csv, "--target", "y", "--score", scores, "--group", "g", "-m", "roc"]
+    assert main([*argv, "--ci", "0.9", "--n-boot", "30", "-o", out]) == 0
+    said = [line for line in _warnings(capsys.readouterr().err) if "is undefined for" in line]
+    for model in scores.split(","):
+        assert (
+            sum(
+                line.startswith(f"perfeval: warning: ROC of {model} is undefined for 1 of 4 groups")
+                for line in said
+            )
+            == 1
+        ), said
+    assert all(" of a " in line or " of c " in line for line in said), said

@@ -21,6 +21,7 @@ import functools
 import html
 import io
 import math
+import re
 import warnings
 from typing import Any
 
@@ -31,7 +32,7 @@ from perfeval.api.evaluation import evaluate
 from perfeval.base.checks import to_numpy
 from perfeval.base.text import decimals, shown
 from perfeval.engine import DEFAULT_MEASURES
-from perfeval.exceptions import UndefinedMeasureWarning
+from perfeval.exceptions import UndefinedMeasureWarning, user_stacklevel
 from perfeval.measures import parse_measure
 from perfeval.measures.probability import ZERO_PROBABILITY, zero_probability_cases
 from perfeval.plot import TITLES, CurveDisplay, plot_by_group
@@ -352,17 +353,24 @@ def _models_ci(
     """Each model's :func:`perfeval.ci` of the measures ``labels`` (``options``: its other keywords).
     Of several models, ci's warning of the groups where a measure is undefined (which names no
     model) is not said, as the comparison says each model's, named (``ROC of s is undefined for
-    ...``); of one model, said (it is that model's).
+    ...``); of one model, said named the same way.
     """
     out: dict[str, dict] = {}
     for name, s in models.items():
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(record=len(models) == 1) as seen:
             if len(models) > 1:
-                warnings.filterwarnings(
-                    "ignore", r"\S+ is undefined for \d+ of \d+ groups", UndefinedMeasureWarning
-                )
+                warnings.filterwarnings("ignore", _UNDEFINED_GROUPS.pattern, UndefinedMeasureWarning)
             out[name] = _ci(y, s, measures=labels, method=method or "bca", level=level, **options)
+        for w in seen or ():  # one model's: said again, the groups' warning naming the model
+            said = w.message
+            if isinstance(said, UndefinedMeasureWarning) and (m := _UNDEFINED_GROUPS.match(str(said))):
+                said = UndefinedMeasureWarning(f"{m[1]} of {name}{str(said)[m.end(1) :]}")
+            warnings.warn(said, stacklevel=user_stacklevel())
     return out
+
+
+#: ci's warning of the groups where a measure is undefined (its label the first group)
+_UNDEFINED_GROUPS = re.compile(r"(\S+) is undefined for \d+ of \d+ groups")
 
 
 def _comparisons(
