@@ -35,6 +35,29 @@ def test_a_bad_label_is_shown_as_written(tmp_path, capsys):
     assert "line 3: the label column 'y_b' holds 2; a label column" in err, err
 
 
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_a_bad_label_that_is_no_whole_number_is_shown_as_the_file_writes_it(tmp_path, capsys, stream):
+    """``2.50`` as the file writes it, not the ``2.5`` read."""
+    p = tmp_path / "t.csv"
+    p.write_text("y_a,y_b,s_a,s_b\n1,0,0.1,0.5\n0,2.50,0.2,0.4\n")
+    assert main(["eval", str(p), "--label-prefix", "y_", "--score-prefix", "s_", *stream]) == 1
+    err = capsys.readouterr().err
+    assert "line 3: the label column 'y_b' holds 2.50; a label column" in err, err
+    assert "Traceback" not in err
+
+
+def test_a_bad_label_of_an_object_matrix_is_one_line_with_its_value():
+    """The library: an object (n, K) matrix's 2 is said as given (it was an AttributeError)."""
+    from perfeval import InvalidDataError, evaluate
+
+    y = np.array([[0, 1], [1, 2]], dtype=object)
+    with pytest.raises(InvalidDataError) as e:
+        evaluate(y, np.full((2, 2), 0.5), measures=["roc"])
+    assert str(e.value) == (
+        "`y_true` of K labels holds 0 or 1 in each cell (label off or on), got 2 at row 1, column 1"
+    )
+
+
 ORDERED = (
     "y_spam,y_urgent,y_promo,p_spam,p_urgent,p_promo\n"
     "1,0,0,0.9,0.1,0.2\n0,1,1,0.2,0.8,0.7\n1,1,0,0.7,0.6,0.1\n0,0,1,0.1,0.2,0.9\n"

@@ -179,8 +179,11 @@ def label_values(where: Any, name: str, values: Any) -> np.ndarray:
         if bad.any():
             i = int(np.argmax(bad))
             x = float(v[i])
-            # a number read whole is float64: an integral one is shown as it is written (2, not 2.0)
-            said = str(int(x)) if x.is_integer() and abs(x) < 2**53 else repr(x)
+            # as the file writes it (2.50, not the 2.5 read); where the table cannot say (Parquet),
+            # a number read whole is float64: an integral one is shown whole (2, not 2.0)
+            said = where.written(i, name, x)
+            if said == repr(x) and x.is_integer() and abs(x) < 2**53:
+                said = str(int(x))
             raise InputFormatError(
                 f"the label column {name!r} holds {said}; a label column holds 0 or 1 (off or on)",
                 source=where.source,

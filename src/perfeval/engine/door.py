@@ -419,9 +419,10 @@ def check_labels(
         bad = (tf != 0) & (tf != 1)
         if bad.any():
             i, j = (int(v) for v in np.argwhere(bad)[0])
+            given = t[i, j]  # as the user gave it: numpy's scalar as its Python value, an object as is
             raise InvalidDataError(
                 f"`y_true` of K labels holds 0 or 1 in each cell (label off or on), got "
-                f"{t[i, j].item()!r} at row {i}, column {j}"
+                f"{(given.item() if isinstance(given, np.generic) else given)!r} at row {i}, column {j}"
             )
         t = tf == 1
     against = ("y_score", len(ys), False)
