@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import random
@@ -9,7 +10,6 @@ import re
 import struct
 import subprocess
 import sys
-import json
 import warnings
 from array import array
 from pathlib import Path
