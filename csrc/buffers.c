@@ -329,6 +329,21 @@ PyObject *nv_zeros(PyObject *Py_UNUSED(self), PyObject *args)
     return b;
 }
 
+/* empty(nbytes) -> Buf of that many bytes, not cleared: a result's room (result_room; when it dies kept
+ * within NV_RETAIN), for a large temporary of the library's own (the fits' logits) whose pages a
+ * fresh numpy array would fault in and zero on first write */
+PyObject *nv_empty(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "n", &n))
+        return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "empty: a negative size");
+        return NULL;
+    }
+    return nv_buf_result(n);
+}
+
 /* copy(buffer) -> Buf with the same bytes */
 PyObject *nv_copy(PyObject *Py_UNUSED(self), PyObject *args)
 {

@@ -40,6 +40,7 @@ static PyMethodDef methods[] = {
     {"div_ext", nv_div_ext, METH_VARARGS, "a / b in 80-bit, rounded to double."},
     {"max_lift", nv_max_lift, METH_VARARGS, "n / (T1 + eps) in 80-bit."},
     {"zeros", nv_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
+    {"empty", nv_empty, METH_VARARGS, "A Buf of n bytes, not cleared (kept within RETAIN when it dies)."},
     {"copy", nv_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
     {"hist_apr", nv_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
     {"hist_apr_groups", nv_hist_apr_groups, METH_VARARGS, "Modern APR numerators of every group's histogram."},

@@ -141,6 +141,7 @@ PyObject *nv_cache_bytes(PyObject *self, PyObject *noargs);
 PyObject *nv_keep_heap(PyObject *self, PyObject *noargs);
 PyObject *nv_cache_limit(PyObject *self, PyObject *args);
 PyObject *nv_zeros(PyObject *self, PyObject *args);
+PyObject *nv_empty(PyObject *self, PyObject *args);
 PyObject *nv_copy(PyObject *self, PyObject *args);
 
 /* ---- text.c ---------------------------------------------------------------------------------- */
