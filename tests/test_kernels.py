@@ -318,6 +318,20 @@ def test_a_dying_result_is_kept_only_within_retain():
     K.release_cache()
 
 
+def test_empty_is_a_writable_result_room():
+    K.release_cache()
+    e = K.empty(3 << 20)  # 1 to 8 MiB: a mapping of 8 MiB (result_room), not cleared
+    assert len(e) == 3 << 20
+    memoryview(e)[len(e) - 1] = 9
+    assert np.frombuffer(e, np.uint8)[-1] == 9 and np.frombuffer(e, np.float64).flags.writeable
+    del e
+    assert K.cache_bytes()[0] == 1  # kept for the next (within RETAIN)
+    assert len(K.empty(0)) == 0
+    with pytest.raises(ValueError, match="negative"):
+        K.empty(-1)
+    K.release_cache()
+
+
 def test_an_evaluation_leaves_at_most_retain_kept_for_the_next():
     import perfeval
 
