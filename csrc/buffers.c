@@ -98,7 +98,9 @@ void *nv_big_alloc(size_t bytes)
     return (char *)p + 4096;
 }
 
-void nv_big_free(void *q, size_t bytes)
+/* q (nv_big_alloc's, of `bytes`) into the kept mappings while they stay within `limit` bytes, the
+ * smallest kept ones unmapped to make room while they are smaller than it when `evict`; else unmapped */
+static void big_keep(void *q, size_t bytes, size_t limit, int evict)
 {
     if (!q)
         return;
@@ -112,6 +114,8 @@ void nv_big_free(void *q, size_t bytes)
     size_t drop_size[BIG_CACHE + 1];
     int ndrop = 0;
     pthread_mutex_lock(&BIG_LOCK);
+    if (limit > BIG_CACHE_BYTES)
+        limit = BIG_CACHE_BYTES;
     /* room for it: the smallest kept mappings go first, while they are smaller than it */
     for (;;) {
         size_t total = 0;
@@ -125,13 +129,13 @@ void nv_big_free(void *q, size_t bytes)
             if (smallest < 0 || big_cache_size[k] < big_cache_size[smallest])
                 smallest = k;
         }
-        if (free_slot >= 0 && total + sz <= BIG_CACHE_BYTES) {
+        if (free_slot >= 0 && total + sz <= limit) {
             big_cache[free_slot] = p;
             big_cache_size[free_slot] = sz;
             p = NULL;
             break;
         }
-        if (sz > BIG_CACHE_BYTES || smallest < 0 || big_cache_size[smallest] >= sz)
+        if (!evict || sz > limit || smallest < 0 || big_cache_size[smallest] >= sz)
             break; /* p is unmapped */
         drop[ndrop] = big_cache[smallest];
         drop_size[ndrop++] = big_cache_size[smallest];
@@ -145,19 +149,56 @@ void nv_big_free(void *q, size_t bytes)
         munmap(p, sz);
 }
 
-/* release_cache(): give the kept mappings back to the system (perfeval.trec calls it when done, so
- * that a long-lived library process does not keep them). */
-PyObject *nv_release_cache(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
+void nv_big_free(void *q, size_t bytes)
 {
+    big_keep(q, bytes, BIG_CACHE_BYTES, 1);
+}
+
+/* release_cache([keep]): give the kept mappings back to the system, the largest first, until at
+ * most `keep` bytes of them are left (0: all; perfeval.trec calls it when done, evaluate with
+ * NV_RETAIN, so that a long-lived library process keeps no more than that) */
+PyObject *nv_release_cache(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    unsigned long long keep = 0;
+    if (!PyArg_ParseTuple(args, "|K", &keep))
+        return NULL;
+    void *drop[BIG_CACHE];
+    size_t drop_size[BIG_CACHE];
+    int ndrop = 0;
+    pthread_mutex_lock(&BIG_LOCK);
+    for (;;) {
+        size_t total = 0;
+        int largest = -1;
+        for (int k = 0; k < BIG_CACHE; k++)
+            if (big_cache[k]) {
+                total += big_cache_size[k];
+                if (largest < 0 || big_cache_size[k] > big_cache_size[largest])
+                    largest = k;
+            }
+        if (largest < 0 || total <= keep)
+            break;
+        drop[ndrop] = big_cache[largest];
+        drop_size[ndrop++] = big_cache_size[largest];
+        big_cache[largest] = NULL;
+        big_cache_size[largest] = 0;
+    }
+    pthread_mutex_unlock(&BIG_LOCK);
+    for (int k = 0; k < ndrop; k++)
+        munmap(drop[k], drop_size[k]);
+    Py_RETURN_NONE;
+}
+
+/* cache_bytes() -> (mappings, bytes): the freed scratch mappings kept now (for the tests) */
+PyObject *nv_cache_bytes(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
+{
+    size_t total = 0;
+    int count = 0;
     pthread_mutex_lock(&BIG_LOCK);
     for (int k = 0; k < BIG_CACHE; k++)
-        if (big_cache[k]) {
-            munmap(big_cache[k], big_cache_size[k]);
-            big_cache[k] = NULL;
-            big_cache_size[k] = 0;
-        }
+        if (big_cache[k])
+            total += big_cache_size[k], count++;
     pthread_mutex_unlock(&BIG_LOCK);
-    Py_RETURN_NONE;
+    return Py_BuildValue("(iK)", count, (unsigned long long)total);
 }
 
 /* cache_limit(bytes) -> the previous limit: how many bytes of freed scratch mappings are kept
@@ -191,25 +232,13 @@ PyObject *nv_keep_heap(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(noargs))
 #endif
 }
 
-/* Buf (nv_BufObject in native.h): the type, its buffer protocol and its constructors. */
-static void big_unmap(void *q, size_t bytes)
-{
-    if (!q)
-        return;
-    if (bytes < BIG_MIN) {
-        free(q);
-        return;
-    }
-    char *p = (char *)q - 4096;
-    munmap(p, *(size_t *)p);
-}
-
+/* Buf (nv_BufObject in native.h): the type, its buffer protocol and its constructors.  A result
+ * (keep 0) is kept for the next call only while the kept mappings stay within NV_RETAIN bytes (no
+ * other mapping unmapped for it), else unmapped: a dropped report leaves at most that behind. */
 static void Buf_dealloc(nv_BufObject *self)
 {
-    if (self->keep)
-        nv_big_free(self->data, (size_t)(self->cap ? self->cap : 1));
-    else
-        big_unmap(self->data, (size_t)(self->cap ? self->cap : 1));
+    big_keep(self->data, (size_t)(self->cap ? self->cap : 1), self->keep ? BIG_CACHE_BYTES : NV_RETAIN,
+             self->keep);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -274,7 +303,7 @@ static size_t result_room(size_t bytes)
     return bytes >= ROOM_HUGE && bytes < BIG_MIN ? BIG_MIN : bytes;
 }
 
-/* a result: result_room's room, unmapped when it dies (a dropped report leaves no memory behind) */
+/* a result: result_room's room, kept when it dies only within NV_RETAIN (Buf_dealloc) */
 PyObject *nv_buf_result(Py_ssize_t len)
 {
     PyObject *b = nv_buf_new_cap(len, (Py_ssize_t)result_room((size_t)len));
@@ -298,6 +327,21 @@ PyObject *nv_zeros(PyObject *Py_UNUSED(self), PyObject *args)
     if (b)
         memset(((nv_BufObject *)b)->data, 0, (size_t)n);
     return b;
+}
+
+/* empty(nbytes) -> Buf of that many bytes, not cleared: a result's room (result_room; when it dies kept
+ * within NV_RETAIN), for a large temporary of the library's own (the fits' logits) whose pages a
+ * fresh numpy array would fault in and zero on first write */
+PyObject *nv_empty(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "n", &n))
+        return NULL;
+    if (n < 0) {
+        PyErr_SetString(PyExc_ValueError, "empty: a negative size");
+        return NULL;
+    }
+    return nv_buf_result(n);
 }
 
 /* copy(buffer) -> Buf with the same bytes */

@@ -283,7 +283,11 @@ static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
                     cvd zz = neg ? CAL(vblend)(z > 0.0, z, zero) : CAL(vblend)(z < 0.0, -z, zero);
                     L[j] = W * (sp + zz);
                 }
-            for (int j = 0; j < 8; j++) {
+            /* positions j >= M hold no cell in any lane: their sums would be exact zeros, which change no
+             * sum they are added to (x + 0.0 is x; no sum here is -0.0, and g0 and g1 are finite: the
+             * weights scaled, at most SLOT_CELLS cells), so they are neither made nor added below */
+            const int J = M < 8 ? M : 8;
+            for (int j = 0; j < J; j++) {
                 cvd A[2] = {zero, zero}, C[2] = {zero, zero}, s2_ = zero, s3_ = zero, s4_ = zero, s5_ = zero;
                 cvd s6_ = zero, s7_ = zero, s8_ = zero, s9_ = zero;
                 for (int h = j; h < M; h += 8) {
@@ -321,16 +325,27 @@ static void CAL(slots)(cal_slots *sl, uint32_t act, uint32_t ll, int joint)
                 l[2][j] = s2_, l[3][j] = s3_, l[4][j] = s4_, l[5][j] = s5_;
                 l[6][j] = s6_, l[7][j] = s7_, l[8][j] = s8_, l[9][j] = s9_;
             }
+            if (J & 1 && J < 8) /* the tree's pair of the last position: a zero beside it */
+                for (int s = 0; s < 10; s++)
+                    l[s][J] = zero;
             for (int s = 0; s < 10; s++) {
                 int o = s < 6 ? s : s + 2;
                 cvd r;
                 if (!joint && (s == 1 || s == 3 || s == 4 || s >= 7))
                     continue; /* not read (slots_run zeroes them) */
-                if (s >= 2) {
-                    r = ((l[s][0] + l[s][1]) + (l[s][2] + l[s][3])) + ((l[s][4] + l[s][5]) + (l[s][6] + l[s][7]));
+                if (s >= 2) { /* the pass's pairwise tree, its subtrees of positions >= J (zeros) left out */
+                    const cvd *v = l[s];
+                    if (J > 6)
+                        r = ((v[0] + v[1]) + (v[2] + v[3])) + ((v[4] + v[5]) + (v[6] + v[7]));
+                    else if (J > 4)
+                        r = ((v[0] + v[1]) + (v[2] + v[3])) + (v[4] + v[5]);
+                    else if (J > 2)
+                        r = (v[0] + v[1]) + (v[2] + v[3]);
+                    else
+                        r = v[0] + v[1];
                 } else {
                     cvd t = zero, cc = zero;
-                    for (int j = 0; j < 8; j++) {
+                    for (int j = 0; j < J; j++) {
                         cvd s2 = t + l[s][j], b2 = s2 - t;
                         cc += ((t - (s2 - b2)) + (l[s][j] - b2)) + cm[s][j];
                         t = s2;

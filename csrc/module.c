@@ -40,6 +40,7 @@ static PyMethodDef methods[] = {
     {"div_ext", nv_div_ext, METH_VARARGS, "a / b in 80-bit, rounded to double."},
     {"max_lift", nv_max_lift, METH_VARARGS, "n / (T1 + eps) in 80-bit."},
     {"zeros", nv_zeros, METH_VARARGS, "A zero-filled Buf of n bytes."},
+    {"empty", nv_empty, METH_VARARGS, "A Buf of n bytes, not cleared (kept within RETAIN when it dies)."},
     {"copy", nv_copy, METH_VARARGS, "A Buf holding a copy of a buffer."},
     {"hist_apr", nv_hist_apr, METH_VARARGS, "Modern APR numerator from a histogram (pos, neg)."},
     {"hist_apr_groups", nv_hist_apr_groups, METH_VARARGS, "Modern APR numerators of every group's histogram."},
@@ -109,7 +110,8 @@ static PyMethodDef methods[] = {
     {"trec_duplicate", nv_trec_duplicate, METH_VARARGS, "The first (qcode, dcode) pair two rows give, as rows (a, b), or None."},
     {"vocab_map", nv_vocab_map, METH_VARARGS, "Each id of one sorted str vocabulary located in another (-1 when absent)."},
     {"trec_join", nv_trec_join, METH_VARARGS, "Each run row located in judgments sorted by (query, document): (row of the judgment, query code)."},
-    {"release_cache", nv_release_cache, METH_NOARGS, "Unmap the kept scratch buffers."},
+    {"release_cache", nv_release_cache, METH_VARARGS, "Unmap the kept scratch buffers, the largest first, until at most keep bytes are left (0: all)."},
+    {"cache_bytes", nv_cache_bytes, METH_NOARGS, "(mappings, bytes) of the kept scratch buffers."},
     {"cache_limit", nv_cache_limit, METH_VARARGS, "Set how many bytes of freed scratch mappings are kept; the previous limit."},
     {"keep_heap", nv_keep_heap, METH_NOARGS, "Keep malloc's freed memory in the process (glibc): for a command's process."},
     /* test-only: called by tests/ and by nothing in src/ (kept under their names for the tests) */
@@ -134,6 +136,11 @@ PyMODINIT_FUNC PyInit__native(void)
     Py_INCREF(&nv_BufType);
     if (PyModule_AddObject(m, "Buf", (PyObject *)&nv_BufType) < 0) {
         Py_DECREF(&nv_BufType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    /* the bytes of freed mappings an evaluation leaves kept for the next (native.h) */
+    if (PyModule_AddObject(m, "RETAIN", PyLong_FromSize_t(NV_RETAIN)) < 0) {
         Py_DECREF(m);
         return NULL;
     }

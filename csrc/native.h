@@ -95,8 +95,14 @@ typedef struct {
 
 extern PyTypeObject nv_BufType;
 PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap);
-/* a Buf for a kernel's result, which lives as long as the caller's arrays: unmapped when freed,
- * never kept (a dropped report leaves no memory behind) */
+/* The bytes of freed mappings kept for the next call beyond a call's end: a result's mapping when
+ * it dies is kept only within them, and evaluate() trims the kept ones to them when it returns
+ * (release_cache(NV_RETAIN)), so that the next evaluation of about the same size finds its pages
+ * mapped (a fresh page costs a fault and the kernel's zeroing: a third of group_hist_rows' time
+ * over 1M rows), while a process that is done keeps no more than this. */
+#define NV_RETAIN ((size_t)64 << 20)
+/* a Buf for a kernel's result, which lives as long as the caller's arrays: when freed, kept only
+ * within NV_RETAIN (see above), else unmapped */
 PyObject *nv_buf_result(Py_ssize_t len);
 
 /* Argument marshalling: the buffers of one kernel call, taken one by one with nv_arg (which releases
@@ -130,10 +136,12 @@ int nv_args_same_len(nv_args *in, int from, int to);
 int nv_args_fail(nv_args *in, PyObject *exc, const char *msg);
 void nv_args_release(nv_args *in);
 
-PyObject *nv_release_cache(PyObject *self, PyObject *noargs);
+PyObject *nv_release_cache(PyObject *self, PyObject *args);
+PyObject *nv_cache_bytes(PyObject *self, PyObject *noargs);
 PyObject *nv_keep_heap(PyObject *self, PyObject *noargs);
 PyObject *nv_cache_limit(PyObject *self, PyObject *args);
 PyObject *nv_zeros(PyObject *self, PyObject *args);
+PyObject *nv_empty(PyObject *self, PyObject *args);
 PyObject *nv_copy(PyObject *self, PyObject *args);
 
 /* ---- text.c ---------------------------------------------------------------------------------- */

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import random
@@ -9,9 +10,11 @@ import re
 import struct
 import subprocess
 import sys
+import warnings
 from array import array
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -271,6 +274,80 @@ def test_cache_limit_is_set_and_given_back():
         del small
     finally:
         assert K.cache_limit(old) == 64 << 20
+    K.release_cache()
+
+
+def test_release_cache_keeps_at_most_what_it_is_told_the_largest_dropped_first():
+    K.release_cache()
+    assert K.cache_bytes() == (0, 0)
+    sizes = [m << 20 for m in (8, 16, 48, 96)]
+    bufs = [K.zeros(n) for n in sizes]
+    del bufs  # all four kept (1 GiB bound)
+    count, total = K.cache_bytes()
+    assert count == 4 and total >= sum(sizes)
+    K.release_cache(64 << 20)  # 96 MiB, then 48 MiB dropped: 8 + 16 left
+    count, total = K.cache_bytes()
+    assert count == 2 and sum(sizes[:2]) <= total <= 64 << 20
+    again = K.zeros(16 << 20)  # handed out again, cleared
+    assert memoryview(again)[0] == 0 and K.cache_bytes()[0] == 1
+    del again
+    K.release_cache()
+    assert K.cache_bytes() == (0, 0)
+
+
+def test_a_dying_result_is_kept_only_within_retain():
+    # a kernel's result (group_hist_rows' three arrays of 1M rows, 8 MiB mappings) kept for the next
+    # call when it dies, while the kept mappings stay within RETAIN (64 MiB); a result that would
+    # pass it is unmapped, and no kept mapping is dropped for it
+    K.release_cache()
+    n = 1_000_000  # (its sort keys, under 8 MiB, from malloc)
+    rng = np.random.default_rng(5)
+    codes = rng.integers(0, 1000, n).astype(np.int64)
+    score, flag = rng.random(n), (rng.random(n) < 0.5).astype(np.uint8)
+    h = K.group_hist_rows(codes, score, flag, 1000)
+    del h
+    count, total = K.cache_bytes()
+    assert count == 3 and 3 * (8 << 20) <= total <= K.RETAIN
+    m = 6 * n  # 48 MB a result: beyond RETAIN with the three kept
+    big = K.group_hist_rows(np.zeros(m, np.int64), np.linspace(0.0, 1.0, m), np.ones(m, np.uint8), 1)
+    assert len(big[0]) == 8 * m
+    K.release_cache(K.RETAIN)  # the call's scratch (48 MB of sort keys) dropped, the three kept
+    assert K.cache_bytes() == (count, total)
+    del big
+    assert K.cache_bytes() == (count, total)
+    K.release_cache()
+
+
+def test_empty_is_a_writable_result_room():
+    K.release_cache()
+    e = K.empty(3 << 20)  # 1 to 8 MiB: a mapping of 8 MiB (result_room), not cleared
+    assert len(e) == 3 << 20
+    memoryview(e)[len(e) - 1] = 9
+    assert np.frombuffer(e, np.uint8)[-1] == 9 and np.frombuffer(e, np.float64).flags.writeable
+    del e
+    assert K.cache_bytes()[0] == 1  # kept for the next (within RETAIN)
+    assert len(K.empty(0)) == 0
+    with pytest.raises(ValueError, match="negative"):
+        K.empty(-1)
+    K.release_cache()
+
+
+def test_an_evaluation_leaves_at_most_retain_kept_for_the_next():
+    import perfeval
+
+    K.release_cache()
+    rng = np.random.default_rng(6)
+    n, G = 1 << 20, 50_000
+    g, s = rng.integers(0, G, n), rng.random(n)
+    y = (rng.random(n) < s).astype(np.int64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        first = perfeval.evaluate(y, s, groups=g, measures=["gauc", "cal_slope"]).to_dict()
+        count, total = K.cache_bytes()
+        assert count >= 1 and 0 < total <= K.RETAIN  # the group kernels' scratch, kept
+        again = perfeval.evaluate(y, s, groups=g, measures=["gauc", "cal_slope"]).to_dict()
+    assert json.dumps(first, sort_keys=True, default=str) == json.dumps(again, sort_keys=True, default=str)
+    assert K.cache_bytes()[1] <= K.RETAIN
     K.release_cache()
 
 

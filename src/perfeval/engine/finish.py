@@ -729,7 +729,8 @@ def warn_undefined(
     by_why: dict[str, list[str]] = {}  # the measures undefined for one reason: named together, once
     for label, r in results.items():
         if r.per_group is not None and r.undefined:
-            by_groups.setdefault((*undefined_groups(r), len(r.per_group)), []).append(label)
+            keys, whys = undefined_groups(r)  # the measures undefined in the same groups, said together
+            by_groups.setdefault((tuple(keys), whys, len(r.per_group)), []).append(label)
         elif r.per_group is None and isinstance(r.value, float) and math.isnan(r.value):
             if r.why:
                 by_why.setdefault(r.why, []).append(label)

@@ -358,7 +358,13 @@ def _logit(sc: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     block into ``out`` (a new array, or ``sc`` itself), so that the temporaries stay small; a large
     array's two halves on two threads (numpy's functions release the GIL).
     """
-    out = np.empty_like(sc) if out is None else out
+    n = len(sc)
+    if out is None:
+        from perfeval import _native
+
+        # a large one in a kept mapping (csrc/buffers.c: its pages mapped already when an evaluation
+        # before made one), not a fresh array whose 2,000 pages a million cells fault in and zero
+        out = np.frombuffer(_native.empty(n * 8), np.float64) if n >= 1 << 17 else np.empty_like(sc)
 
     def blocks(lo: int, hi: int) -> None:
         for i in range(lo, hi, LOGIT_BLOCK):
@@ -369,7 +375,6 @@ def _logit(sc: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
             np.log1p(t, out=t)
             np.subtract(x, t, out=out[i:j])
 
-    n = len(sc)
     if n < 1 << 17:  # (a thread costs about 0.1 ms: more than a block of cells)
         blocks(0, n)
         return out
