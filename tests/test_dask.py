@@ -669,9 +669,9 @@ def test_what_docs_dask_md_says_of_dask_and_pandas():
     assert cut["p"].tolist() == [0.9, 0.1]  # the row's "#2" is gone
 
 
-def test_command_reads_id_as_in_memory_on_a_cluster(tmp_path, capsys):
-    """--id names a column with --dask as in memory: a column the files lack is the same error (it was
-    ignored on a cluster), and the JSON names the id column."""
+def test_command_refuses_id_as_in_memory_on_a_cluster(tmp_path, capsys):
+    """--id without a dialect that reads ids is the same one line with --dask as in memory, before any
+    file is read (it was read, named in the JSON and not used, without a word)."""
     import json
 
     from perfeval.cli.main import main
@@ -693,12 +693,15 @@ def test_command_reads_id_as_in_memory_on_a_cluster(tmp_path, capsys):
     ]
     errors = []
     for extra in ([], ["--dask", "local:1"]):
-        assert main([*argv, "--id", "docid", *extra]) == 2
-        errors.append(capsys.readouterr().err)
-    assert errors[0] == errors[1] and errors[0].startswith("perfeval: error: --id 'docid': no such column in")
-    assert main([*argv, "--id", "doc", "--dask", "local:1"]) == 0
-    got = json.loads(capsys.readouterr().out)
-    assert got["params"]["columns"]["id"] == "doc" and got["measures"]["ROC"]["value"] == 0.375
+        assert main([*argv, "--id", "doc", *extra]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1
+        errors.append(err)
+    assert errors[0] == errors[1] and errors[0].startswith(
+        "perfeval: error: --id doc is read only by the dialects that break ties by document id (trec_eval); "
+    )
+    assert main([*argv, "--dask", "local:1"]) == 0  # without it: the numbers as they were
+    assert json.loads(capsys.readouterr().out)["measures"]["ROC"]["value"] == 0.375
 
 
 @pytest.mark.parametrize(

@@ -1669,8 +1669,14 @@ def test_a_dialect_metric_says_what_it_cannot_do_in_one_line():
     with pytest.raises(perfeval.InvalidParameterError) as e:
         Metric(["acc"], dialect="perf").update([1, 0], [0.5, 0.4], sample_weight=[1, 1])
     assert "neither groups nor weights" in str(e.value)
-    with pytest.raises(perfeval.InvalidParameterError, match="`ids=` orders tied documents for a dialect"):
-        Metric(["map"]).update([1, 0], [0.5, 0.4], groups=[1, 1], ids=["a", "b"])
+    for d in ("perfeval", "ranx"):  # evaluate()'s refusal of ids no dialect reads, in its words
+        with pytest.raises(perfeval.InvalidParameterError) as e:
+            Metric(["map"], dialect=d).update([1, 0], [0.5, 0.4], groups=[1, 1], ids=["a", "b"])
+        with pytest.raises(perfeval.InvalidParameterError) as want:
+            perfeval.evaluate([1, 0], [0.5, 0.4], groups=[1, 1], ids=["a", "b"], measures=["map"], dialect=d)
+        fix = ("dialect='trec_eval'", "Metric(..., dialect='trec_eval')")
+        assert str(e.value) == str(want.value).replace(*fix)
+        assert str(e.value).startswith("ids= is read only by the dialects that break ties by document id")
     t = Metric(["map"], dialect="trec_eval")
     t.update([1, 0], [0.5, 0.5], groups=[1, 1], ids=["a", "b"])
     for kw, say in [

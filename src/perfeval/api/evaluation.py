@@ -126,7 +126,9 @@ def evaluate(
         Document ids for the dialects that break ties by them (``trec_eval``: by id, descending):
         ``ids`` the ids themselves, one per row; ``id`` the name of a table's column of them (with
         ``target=``/``score=``).  A name given to ``ids`` is an error naming ``id=``, as
-        ``sample_weight=`` and ``groups=`` name ``weight=`` and ``group=``.
+        ``sample_weight=`` and ``groups=`` name ``weight=`` and ``group=``.  Under a dialect that
+        reads no ids (perfeval's own, whose measures take every order of a tie, or another tool's
+        order) either is an error that says so, never dropped: as :meth:`perfeval.Metric.update`.
     classes : sequence of labels, optional
         Multiclass: the labels of ``y_score``'s columns, in order, when ``y_score`` is an (n, K)
         matrix (one score column a class, as ``predict_proba`` gives).  Without it: the column names
@@ -229,6 +231,7 @@ def evaluate(
         needs_by(intersections, min_size, missing)  # said, not dropped (as the backends say them)
     cluster = is_dask(y_true) or type(y_true).__module__.startswith("pyspark.sql")
     ids = _ids_read(ids, cluster)
+    _ids_unread(dialect, ids, id)
     if not modern and (tie_bounds or partitions or cluster):
         frame = "a Dask collection" if is_dask(y_true) else "a Spark DataFrame"
         what = "tie_bounds" if tie_bounds else ("partitions" if partitions else frame)
@@ -365,6 +368,22 @@ def _ids_read(ids: Any, cluster: bool) -> Any:
     if ids is None or (cluster and not isinstance(ids, str)):
         return ids
     return to_numpy(ids, "ids")
+
+
+def _ids_unread(dialect: str, ids: Any, id: str | None) -> None:
+    """Document ids (``ids=`` or ``id=``) given to a dialect that does not read them (perfeval's own,
+    whose measures take every order of a tie, or a tool that orders ties otherwise): refused in one
+    line, on every path (arrays, a table, K classes, the long form, a Dask collection, a Spark
+    DataFrame), as :meth:`perfeval.Metric.update` refuses them; never dropped without a word.
+    """
+    if ids is None and not isinstance(id, str):  # id= not a name: _no_columns_without_table says it
+        return
+    from perfeval.dialects.apply import ids_not_read
+
+    given = "ids=" if ids is not None else f"id={id!r}"
+    e = ids_not_read(str(dialect), given, "pass dialect='trec_eval'")
+    if e is not None:
+        raise e
 
 
 def _no_columns_without_table(table: bool, **named: Any) -> None:

@@ -21,7 +21,14 @@ from typing import Any
 import numpy as np
 
 from perfeval.base.checks import Cases, no_table
-from perfeval.dialects.apply import evaluate_dialect, parse_dialect, policy_spec
+from perfeval.dialects.apply import (
+    ID_DIALECTS,
+    evaluate_dialect,
+    ids_checked,
+    ids_not_read,
+    parse_dialect,
+    policy_spec,
+)
 from perfeval.dialects.table import DIALECTS, EMPTY_TEXT, ORDER_TEXT, SCORED_TEXT, Dialect, Policy
 from perfeval.engine import finish, resolve
 from perfeval.engine.door import check, code, targets_of
@@ -199,7 +206,9 @@ def explain(
         The measures (perfeval's names: ``["ap", "ndcg@10"]``).
     ids : array-like, optional
         Document ids (one per row): the trec_eval dialect orders ties by them; without them its
-        column says why it has no value where ties matter.
+        column says why it has no value where ties matter.  Checked once (one a row, none missing,
+        not floats: an error, not a cell's text); where no dialect explained reads them (trec_eval
+        not among them, K classes, a regression target) an error, as :func:`perfeval.evaluate`.
     dialects : sequence of str, optional
         Which dialects (with options: ``"keras:num_thresholds=1000"``); default every dialect that
         defines at least one of the measures, perfeval's first.  K classes: ``sklearn`` and
@@ -236,6 +245,10 @@ def explain(
         )
     arrays = {"y_true": y_true, "y_score": y_score, "groups": groups, "ids": ids}
     no_table("perfeval.explain()", **arrays, sample_weight=sample_weight)
+    if task == "regression" or _names_regression(measures):
+        _ids_of_no_ranking(ids, "regression target")
+    if classes is not None or _one_column_a_class(y_score):
+        _ids_of_no_ranking(ids, "K classes")
     if classes is not None or _one_column_a_class(y_score):
         return _explain_classes(
             y_true, y_score, measures, groups, sample_weight, dialects, classes, pos_label
@@ -248,6 +261,7 @@ def explain(
         from perfeval.engine.regression import regression_task
 
         if task is None and regression_task(y_true, measures, pos_label=pos_label) is not None:
+            _ids_of_no_ranking(ids, "regression target")
             return _explain_regression(
                 y_true, y_score, measures, groups, sample_weight, dialects, pos_label, task
             )
@@ -260,7 +274,8 @@ def explain(
     if sample_weight is not None and len(checked.s) < checked.rows_in:
         raw = check(y_true, y_score, groups, sample_weight, keep_zero=True)
     specs = resolve(measures, threshold)
-    names = _dialects(dialects, specs)
+    names = dialects_shown(dialects, specs)
+    ids = _ids_read_by(ids, names, checked.rows_in)
     base = finish(checked, specs, threshold=threshold, pos_label=pos_label)
     cells: dict[str, dict[str, Cell]] = {"perfeval": {s.label: _ours(base.results[s.label]) for s in specs}}
     facts = _Facts(checked, pos_label)
@@ -278,7 +293,13 @@ def explain(
                 with warnings.catch_warnings():  # perfeval's own row already says what is undefined
                     warnings.simplefilter("ignore", UndefinedMeasureWarning)
                     r = evaluate_dialect(
-                        checked, [spec], text, threshold=threshold, pos_label=pos_label, ids=ids, raw=raw
+                        checked,
+                        [spec],
+                        text,
+                        threshold=threshold,
+                        pos_label=pos_label,
+                        ids=ids if d.needs_ids else None,  # the others' orders read none
+                        raw=raw,
                     )
             except PerfError as e:
                 row[spec.label] = Cell(math.nan, str(e))
@@ -296,6 +317,32 @@ def explain(
     return Explanation(
         [s.label for s in specs], cells, int(checked.rows_in), None if keys is None else len(keys)
     )
+
+
+def _ids_of_no_ranking(ids: Any, what: str) -> None:
+    """``ids=`` given to an explanation of ``what`` (K classes, a regression target): refused in one
+    line, as :func:`perfeval.evaluate` refuses ids no dialect reads.
+    """
+    if ids is not None:
+        raise InvalidParameterError(
+            f"ids= is read only by the dialects that break ties by document id ({', '.join(ID_DIALECTS)}), "
+            f"which explain no {what}: drop it"
+        )
+
+
+def _ids_read_by(ids: Any, names: list[str], rows: int) -> Any:
+    """``ids=`` where one of the dialects ``names`` reads them: checked once for ``rows`` rows (an
+    error, not each id-reading cell's text); where none does, refused as :func:`perfeval.evaluate`
+    refuses them.
+    """
+    if ids is None:
+        return None
+    unread = ids_not_read(
+        names, "ids=", f"explain a measure {' or '.join(ID_DIALECTS)} defines, with it among dialects="
+    )
+    if unread is not None:
+        raise unread
+    return ids_checked(ids, rows)
 
 
 def _nan_why(r: Any) -> str:
@@ -485,7 +532,7 @@ def _same(a: float, b: float) -> bool:
     return abs(a - b) <= 1e-12 * max(1.0, abs(b))
 
 
-def _dialects(dialects: Sequence[str] | str | None, specs: list[MeasureSpec]) -> list[str]:
+def dialects_shown(dialects: Sequence[str] | str | None, specs: list[MeasureSpec]) -> list[str]:
     if dialects is None:
         return [
             "perfeval",

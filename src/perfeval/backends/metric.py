@@ -506,7 +506,8 @@ class Metric:
             ``sample_weight`` to every update or to none.
         ids : array-like, optional
             With a ``dialect`` that orders tied documents by their ids (``trec_eval``), each row's
-            document id, as ``evaluate(..., ids=)`` takes them; to every update or to none.
+            document id, as ``evaluate(..., ids=)`` takes them; to every update or to none.  Under
+            another dialect, perfeval's own included, an error (as ``evaluate`` refuses them).
         by : mapping or DataFrame, optional
             With ``Metric(..., by=[...])`` (and only then), the batch's slice columns: a mapping of
             the names of ``by`` to arrays, or a DataFrame holding them; to every update.
@@ -715,11 +716,11 @@ class Metric:
                     "`ids=` was given to the earlier updates of this Metric but not to this one"
                 )
             return None
-        if self.dialect == "perfeval":
-            raise InvalidParameterError(
-                "`ids=` orders tied documents for a dialect (Metric(..., dialect='trec_eval')); perfeval's "
-                "measures take every order of a tie, whatever the ids"
-            )
+        from perfeval.dialects.apply import ids_not_read
+
+        unread = ids_not_read(self.dialect, "ids=", "pass Metric(..., dialect='trec_eval')")
+        if unread is not None:  # evaluate()'s refusal, in its words: never kept and dropped
+            raise unread
         if self._with_ids is False:
             raise InvalidParameterError(
                 "`ids=` was given to this update but not to the earlier ones of this Metric"

@@ -46,6 +46,7 @@ def _refuse(args: Any) -> None:
         ("--ci", args.ci is not None),
         ("--confusion", getattr(args, "confusion", False)),
         ("--dialect", (getattr(args, "dialect", "perfeval") or "perfeval") != "perfeval"),
+        ("--id", bool(getattr(args, "id", None))),
     ):
         if on:
             why = (
@@ -53,6 +54,9 @@ def _refuse(args: Any) -> None:
                 if flag == "--target"
                 else "--classes names the score columns of K classes (one target column)"
                 if flag == "--classes"
+                else "document ids are read only by the dialects that break ties by id (trec_eval), "
+                "not for K labels; perfeval's rules take every order of a tie: drop it"
+                if flag == "--id"
                 else "not for K labels (a 0/1 target column a label) yet; the multilabel measures: "
                 "`perfeval list-measures`"
             )

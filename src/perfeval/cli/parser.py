@@ -683,7 +683,11 @@ def build() -> argparse.ArgumentParser:
     ex.add_argument("--score", help="score column: name or position (default 2)")
     ex.add_argument("--group", help="group (query, user) column")
     ex.add_argument("--weight", help="weight column (binary measures)")
-    ex.add_argument("--id", help="document id column (trec_eval orders tied documents by id)")
+    ex.add_argument(
+        "--id",
+        help="document id column (trec_eval orders tied documents by id; an error when no dialect "
+        "shown reads it)",
+    )
     ex.add_argument(
         "--classes",
         metavar="LABEL,...",
@@ -862,7 +866,11 @@ def _dialect_options(p) -> None:
         "torchmetrics, spark, keras, din; options after colons, e.g. keras:num_thresholds=1000 "
         "(docs/dialects.md)",
     )
-    p.add_argument("--id", help="document id column (the trec_eval dialect orders tied documents by id)")
+    p.add_argument(
+        "--id",
+        help="document id column (the trec_eval dialect orders tied documents by id; read by no other "
+        "dialect: an error with them)",
+    )
 
 
 def _ci_options(p, flag: str | tuple[str, ...], helptext: str, default=None) -> None:

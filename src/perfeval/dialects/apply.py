@@ -73,6 +73,38 @@ def parse_dialect(text: str) -> tuple[Dialect, dict[str, Any]]:
     return d, opts
 
 
+#: the dialects that break ties by document id, the only ones that read ``ids=`` (``--id``)
+ID_DIALECTS = tuple(d.name for d in DIALECTS.values() if d.needs_ids)
+
+
+def reads_ids(dialect: str) -> bool:
+    """Whether the dialect ``dialect`` (a name, options after colons) reads document ids."""
+    return parse_dialect(dialect)[0].needs_ids
+
+
+def ids_not_read(dialects: str | list[str], given: str, fix: str) -> InvalidParameterError | None:
+    """The one refusal of document ids given (``given``: ``ids=``, ``id='doc'``, ``--id doc``) where no
+    dialect of ``dialects`` reads them (None where one does), the same at every door: what reads ids,
+    what breaks the ties instead, and ``fix`` (``dialect='trec_eval'``).  Ids are never dropped
+    without a word: a tie-aware rule or another tool's order gives the same numbers whatever they are.
+    """
+    names = [dialects] if isinstance(dialects, str) else list(dialects)
+    read = [parse_dialect(t)[0] for t in names]
+    if any(d.needs_ids for d in read):
+        return None
+    own = [d.name for d in read if d.name != "perfeval"]
+    if not own:
+        instead = "perfeval's own rules take every order of a tie (the expected value), whatever the ids"
+    elif len(own) == 1:
+        instead = f"dialect {own[0]} breaks ties by its tool's own rule, not by id"
+    else:
+        instead = f"dialects {', '.join(own)} break ties by their tools' own rules, not by id"
+    return InvalidParameterError(
+        f"{given} is read only by the dialects that break ties by document id ({', '.join(ID_DIALECTS)}); "
+        f"{instead}: drop it, or {fix}"
+    )
+
+
 def dialect_text(d: Dialect, opts: dict[str, Any]) -> str:
     """The dialect with its options, as written: ``keras:num_thresholds=200:summation_method=...``."""
     return ":".join([d.name, *[f"{k}={v}" for k, v in opts.items()]])
@@ -367,14 +399,26 @@ def _key(keys: Any, i: Any) -> Any:
     return k.item() if hasattr(k, "item") else k
 
 
-def _kept(ids: Any, cases: Cases) -> np.ndarray:
+def ids_checked(ids: Any, rows: int) -> np.ndarray:
+    """The document ids of ``rows`` rows, checked once where a dialect reads them: one a row, none
+    missing, never floats (compared as text, as trec_eval's ``strcmp`` compares them).
+    """
     a = np.asarray(ids)
-    if a.ndim != 1 or len(a) != cases.rows_in:
-        raise InvalidParameterError(f"`ids` needs one id per row ({cases.rows_in}), got {a.shape}")
+    if a.ndim != 1 or len(a) != rows:
+        raise InvalidParameterError(f"`ids` needs one id per row ({rows}), got {a.shape}")
     if a.dtype.kind == "O":
         for i, v in enumerate(a.tolist()):
             if v is None or (isinstance(v, float) and v != v):
                 raise InvalidDataError(f"`ids` holds {v!r} at index {i}; every row needs a document id")
+    if a.dtype.kind == "f":
+        raise InvalidParameterError(
+            "`ids` are floats; document ids are compared as text: pass them as integers or strings"
+        )
+    return a
+
+
+def _kept(ids: Any, cases: Cases) -> np.ndarray:
+    a = ids_checked(ids, cases.rows_in)
     if len(a) != len(cases.s):
         raise InvalidParameterError("`ids` with rows of weight 0: drop those rows first")
     return a

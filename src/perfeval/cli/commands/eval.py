@@ -207,9 +207,28 @@ def _say_probability_notes(
     cases.say(report, model)
 
 
+def _id_unread(args: Any) -> None:
+    """``--id`` of one target column under a dialect that reads no document ids (perfeval's own:
+    every order of a tie; another tool's order): one line, in memory, streamed, on Dask or Spark
+    alike, before any row is read (``evaluate(ids=)``'s refusal; it was read and not used).  K
+    classes read it as the case column (``--long``) or a column that is no class's score; K labels
+    refuse it among their options.
+    """
+    from perfeval.cli import classes, labels
+    from perfeval.dialects.apply import ids_not_read
+
+    if not getattr(args, "id", None) or classes.requested(args) or labels.requested(args):
+        return
+    text = getattr(args, "dialect", "perfeval") or "perfeval"
+    unread = ids_not_read(text, f"--id {args.id}", "pass --dialect trec_eval")
+    if unread is not None:
+        raise unread
+
+
 def run(args: Any) -> int:
     _SAID.clear()
     _check_options(args)
+    _id_unread(args)
     _check_spark(args)
     if getattr(args, "spark", None):  # one session for every pass of the run (what the task is, each model)
         from perfeval.backends.spark import connect

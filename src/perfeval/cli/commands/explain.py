@@ -49,6 +49,17 @@ def run(args: Any) -> int:
     picked = None if id_col is None else (id_col.name, table.get(id_col, empties=False))
     target = table.get(ch.target, empties=False)
     specs = resolve(args.measures, args.threshold)
+    if id_col is not None:  # said in the command's words, before explain() would say ids=
+        from perfeval.api.explanation import dialects_shown
+        from perfeval.dialects.apply import ID_DIALECTS, ids_not_read
+
+        unread = ids_not_read(
+            dialects_shown(args.dialects, specs),
+            f"--id {args.id}",
+            f"explain a measure {' or '.join(ID_DIALECTS)} defines, with it in --dialects",
+        )
+        if unread is not None:
+            raise unread
     binary = any(s.measure.kind == "binary" for s in specs)
     # the targets checked as eval checks them (the first bad line said, in the command's words); a
     # coding of their own (0/1, -1/1) is left to the dialects, which read it each its own way
