@@ -1615,20 +1615,8 @@ PyObject *nv_fit_why(PyObject *Py_UNUSED(self), PyObject *args)
     int64_t *code = (int64_t *)PyByteArray_AS_STRING(res);
     const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
     NOGIL_BEGIN
-    for (Py_ssize_t j = 0; j < K; j++) {
-        Py_ssize_t live = 0, first = -1;
-        double hi_neg = -INFINITY, lo_neg = INFINITY, hi_pos = -INFINITY, lo_pos = INFINITY;
-        for (int64_t i = bounds[groups[j]]; i < bounds[groups[j] + 1]; i++) {
-            const double p = pos[i], n = neg[i], s = sc[i];
-            if (p + n > 0)
-                first = live++ ? first : (Py_ssize_t)i;
-            if (n > 0) /* numpy's maximum and minimum: a NaN stays */
-                hi_neg = s > hi_neg || s != s ? s : hi_neg, lo_neg = s < lo_neg || s != s ? s : lo_neg;
-            if (p > 0)
-                hi_pos = s > hi_pos || s != s ? s : hi_pos, lo_pos = s < lo_pos || s != s ? s : lo_pos;
-        }
-        code[j] = live == 1 ? (int64_t)first : (lo_pos >= hi_neg || hi_pos <= lo_neg) ? -2 : -1;
-    }
+    for (Py_ssize_t j = 0; j < K; j++)
+        code[j] = nv_fit_why_code(sc, pos, neg, bounds[groups[j]], bounds[groups[j] + 1]);
     NOGIL_END
     nv_args_release(&in);
     return res;

@@ -132,6 +132,23 @@ Py_ssize_t nv_group_bounds(nv_args *in, const int64_t *bounds, Py_ssize_t nb, Py
 /* (sc, pos, neg, bounds, groups) of group_totals and fit_why taken into `in` and checked; len(groups)
  * or -1 with the error set (the message starting with `who`) and `in` released (summary.c) */
 Py_ssize_t nv_chosen_groups(nv_args *in, PyObject *args, const char *who);
+/* the joint fit's reason of one group from its cells lo .. hi - 1 (fit_why, calibration.c, says the
+ * codes): shared by fit_why and group_totals(..., True), which read the same cells */
+static inline int64_t nv_fit_why_code(const double *sc, const double *pos, const double *neg, int64_t lo, int64_t hi)
+{
+    Py_ssize_t live = 0, first = -1;
+    double hi_neg = -INFINITY, lo_neg = INFINITY, hi_pos = -INFINITY, lo_pos = INFINITY;
+    for (int64_t i = lo; i < hi; i++) {
+        const double p = pos[i], n = neg[i], s = sc[i];
+        if (p + n > 0)
+            first = live++ ? first : (Py_ssize_t)i;
+        if (n > 0) /* numpy's maximum and minimum: a NaN stays */
+            hi_neg = s > hi_neg || s != s ? s : hi_neg, lo_neg = s < lo_neg || s != s ? s : lo_neg;
+        if (p > 0)
+            hi_pos = s > hi_pos || s != s ? s : hi_pos, lo_pos = s < lo_pos || s != s ? s : lo_pos;
+    }
+    return live == 1 ? (int64_t)first : (lo_pos >= hi_neg || hi_pos <= lo_neg) ? -2 : -1;
+}
 int nv_args_same_len(nv_args *in, int from, int to);
 int nv_args_fail(nv_args *in, PyObject *exc, const char *msg);
 void nv_args_release(nv_args *in);

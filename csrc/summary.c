@@ -1823,30 +1823,42 @@ PyObject *nv_group_hist_rows(PyObject *Py_UNUSED(self), PyObject *args)
     return Py_BuildValue("(NNNN)", out[0], out[1], out[2], out[3]);
 }
 
-/* group_totals(sc, pos, neg, bounds, groups) -> (P, N, odd): for each group g of groups (its cells
- * bounds[g] .. bounds[g + 1] - 1 of the groups' summaries, at least one), its positive and negative
- * weight, each summed cell by cell from the first (float64 bytearrays of len(groups); the caller
- * gives whole counts, exact in any order), and whether a cell's score is at or below 0 or at or
- * above 1 (uint8; a NaN score is neither).  Why C: the NaN groups' totals (engine/finish.py group_reasons) were a
- * copy of their cells and two reduceats (a third of the reasons' time over 100,000 groups). */
+/* group_totals(sc, pos, neg, bounds, groups[, why]) -> (P, N, odd[, code]): for each group g of groups
+ * (its cells bounds[g] .. bounds[g + 1] - 1 of the groups' summaries, at least one), its positive and
+ * negative weight, each summed cell by cell from the first (float64 bytearrays of len(groups); the
+ * caller gives whole counts, exact in any order), and whether a cell's score is at or below 0 or at or
+ * above 1 (uint8; a NaN score is neither); with why true, also fit_why's code of each (int64, the same
+ * cells read once: the fits' NaN groups are most of 100,000 small groups).  Why C: the NaN groups'
+ * totals (engine/finish.py group_reasons) were a copy of their cells and two reduceats (a third of
+ * the reasons' time over 100,000 groups). */
 PyObject *nv_group_totals(PyObject *Py_UNUSED(self), PyObject *args)
 {
     nv_args in = {0};
-    Py_ssize_t K = nv_chosen_groups(&in, args, "group_totals");
+    int why = 0;
+    PyObject *five = args;
+    if (PyTuple_GET_SIZE(args) == 6) {
+        if ((why = PyObject_IsTrue(PyTuple_GET_ITEM(args, 5))) < 0 || !(five = PyTuple_GetSlice(args, 0, 5)))
+            return NULL;
+    } else
+        Py_INCREF(five);
+    Py_ssize_t K = nv_chosen_groups(&in, five, "group_totals");
+    Py_DECREF(five);
     if (K < 0)
         return NULL;
     const int64_t *bounds = in.v[3].buf, *groups = in.v[4].buf;
     PyObject *Po = PyByteArray_FromStringAndSize(NULL, K * 8), *No = PyByteArray_FromStringAndSize(NULL, K * 8),
-             *Oo = PyByteArray_FromStringAndSize(NULL, K);
-    if (!Po || !No || !Oo) {
+             *Oo = PyByteArray_FromStringAndSize(NULL, K), *Co = why ? PyByteArray_FromStringAndSize(NULL, K * 8) : NULL;
+    if (!Po || !No || !Oo || (why && !Co)) {
         Py_XDECREF(Po);
         Py_XDECREF(No);
         Py_XDECREF(Oo);
+        Py_XDECREF(Co);
         nv_args_release(&in);
         return NULL;
     }
     double *P = (double *)PyByteArray_AS_STRING(Po), *N = (double *)PyByteArray_AS_STRING(No);
     uint8_t *odd = (uint8_t *)PyByteArray_AS_STRING(Oo);
+    int64_t *code = why ? (int64_t *)PyByteArray_AS_STRING(Co) : NULL;
     const double *sc = in.v[0].buf, *pos = in.v[1].buf, *neg = in.v[2].buf;
     NOGIL_BEGIN
     for (Py_ssize_t j = 0; j < K; j++) {
@@ -1858,9 +1870,13 @@ PyObject *nv_group_totals(PyObject *Py_UNUSED(self), PyObject *args)
             o |= sc[i] <= 0.0 || sc[i] >= 1.0;
         }
         P[j] = p, N[j] = q, odd[j] = (uint8_t)o;
+        if (code) /* the cells just read, in the cache */
+            code[j] = nv_fit_why_code(sc, pos, neg, lo, hi);
     }
     NOGIL_END
     nv_args_release(&in);
+    if (code)
+        return Py_BuildValue("(NNNN)", Po, No, Oo, Co);
     return Py_BuildValue("(NNN)", Po, No, Oo);
 }
 

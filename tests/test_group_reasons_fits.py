@@ -148,6 +148,12 @@ def test_group_totals_are_each_groups_cells_summed(seed):
         assert got_p[j] == pos[cells].sum() and got_n[j] == neg[cells].sum()
         assert got_o[j] == bool(((sc[cells] <= 0.0) | (sc[cells] >= 1.0)).any())
     assert got_o.any() and not got_o.all()  # (the data reach both answers)
+    # asked with the fits' reasons: the same totals, and fit_why's code of every group (the same cells
+    # read once: group_reasons' one pass over the NaN groups)
+    *same, code = _native.group_totals(sc, pos, neg, bounds, groups, True)
+    assert [bytes(v) for v in same] == [bytes(tp), bytes(tn), bytes(to)]
+    assert bytes(code) == bytes(_native.fit_why(sc, pos, neg, bounds, groups))
+    assert len(_native.group_totals(sc, pos, neg, bounds, groups, False)) == 3
 
 
 def test_group_totals_refuses_a_group_out_of_range_or_empty():

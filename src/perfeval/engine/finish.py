@@ -150,6 +150,13 @@ def finish(
     keys: Any = None
     counted: dict[str, tuple[float, float]] = {}  # tied and comparable pairs, of each kind of measure
     grouping = None if g is None else group_codes(g)  # once: every task and the sizes read it
+    # a group's size is its cases' total weight (its row count unweighted): once, for every task's
+    # per-group results and the report (a bincount of the rows each: 2 ms a million)
+    group_sizes = (
+        None
+        if grouping is None
+        else np.bincount(grouping[1], weights=w, minlength=len(grouping[0])).astype(np.float64)
+    )
     for suffix, y in tasks:
         if any(s.measure.kind == "grouped" for s in specs) and g is None:
             name = next(s.label for s in specs if s.measure.kind == "grouped")
@@ -160,7 +167,7 @@ def finish(
                 f"`weights` apply to the binary measures only, not to {ranking_specs[0].label} "
                 "(a per-query measure); evaluate them without weights"
             )
-        keys = _task(y, ys, g, w, specs, suffix, results, grouping)
+        keys = _task(y, ys, g, w, specs, suffix, results, grouping, group_sizes)
         if tie_bounds:
             for kind, (tied, n_kind) in _tie_bounds(y, ys, g, w, specs, suffix, results, grouping).items():
                 t0, p0 = counted.get(kind, (0.0, 0.0))
@@ -169,9 +176,6 @@ def finish(
     asked = [s.label + suffix for suffix, _ in tasks for s in specs]
     results = {**{k: results[k] for k in asked if k in results}, **results}
     warn_undefined(results, specs)
-    group_sizes = None
-    if grouping is not None:
-        group_sizes = np.bincount(grouping[1], weights=w, minlength=len(keys)).astype(np.float64)
     params = {
         "threshold": threshold,
         "rows": int(rows_in),
@@ -199,9 +203,11 @@ def _task(
     suffix: str,
     results: dict[str, MeasureResult],
     grouping: tuple[np.ndarray, np.ndarray] | None = None,
+    group_sizes: np.ndarray | None = None,
 ) -> Any:
     """Every measure of ``specs`` for the targets ``y`` (one task, coded once: each kind of measure
-    asks its coding) into ``results``; the group keys (``grouping``: group_codes(g), when made already).
+    asks its coding) into ``results``; the group keys (``grouping``: group_codes(g), when made already;
+    ``group_sizes``: each group's total weight, when made already).
     """
     if g is not None and grouping is None:
         grouping = group_codes(g)
@@ -247,7 +253,11 @@ def _task(
             keys, codes = grouping
             # a group's size is its cases' total weight (its row count unweighted), so that a
             # case of whole weight k counts as k copies of it in the size-weighted mean too
-            sizes = np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
+            sizes = (
+                group_sizes
+                if group_sizes is not None
+                else np.bincount(codes, weights=w, minlength=len(keys)).astype(np.float64)
+            )
             # weighted, the rows in one canonical order (group, score, target, weight): a per-group
             # kernel that sums in row order then gives the same bits whatever the input order
             gd = GroupedData.from_rows(codes, np.asarray(yb), ys, w, len(keys))
@@ -306,7 +316,7 @@ def group_reasons(
     every group's, when made already), once for every measure.
     """
     from perfeval import _native
-    from perfeval.measures.reasons import class_text, fit_groups_why_array, from_totals
+    from perfeval.measures.reasons import class_text, fit_groups_why_array, fit_why_said, from_totals
 
     # each result's NaN groups come ascending and distinct (np.flatnonzero): one result's are `wanted`
     wanted = (
@@ -314,10 +324,18 @@ def group_reasons(
     )
     k = len(wanted)
     ghist = None if grouped is None else getattr(grouped, "_hist", None)  # the measures' histograms
+    fcode = None  # the joint fits' reason codes of the wanted groups (fit_why's), when read with the totals
     if ghist is not None and w is None and bool((ghist[3][wanted + 1] > ghist[3][wanted]).all()):
         # unweighted, the totals from the groups' histograms (whole counts: exact in any order), not
-        # from the rows again: every cell is a case or more, its score one of the group's
-        tp, tn, to = _native.group_totals(*ghist, np.ascontiguousarray(wanted, np.int64))
+        # from the rows again: every cell is a case or more, its score one of the group's; with the
+        # joint fits' reasons when one is asked (the same cells, read once)
+        joint = any(
+            sp.measure.name in ("CAL_SLOPE", "CAL_INTERCEPT")
+            and {**sp.measure.defaults(), **sp.kwargs}.get("fit") != "offset"
+            for sp, *_ in undefined
+        )
+        tp, tn, to, *codes_ = _native.group_totals(*ghist, np.ascontiguousarray(wanted, np.int64), joint)
+        fcode = np.frombuffer(codes_[0], np.int64) if codes_ else None
         pos: np.ndarray = np.frombuffer(tp, np.float64)
         neg: np.ndarray = np.frombuffer(tn, np.float64)
         counts = np.ones(k, dtype=bool)
@@ -372,7 +390,11 @@ def group_reasons(
             told = both[places] & ~odd[places]
             if params.get("fit") != "offset" and told.any():
                 hs, hp, hn, hb = ghist
-                whys[told] = fit_groups_why_array(hs, hp, hn, hb, nan[told].astype(np.int64))
+                whys[told] = (
+                    fit_why_said(hs, fcode[places[told]])
+                    if fcode is not None
+                    else fit_groups_why_array(hs, hp, hn, hb, nan[told].astype(np.int64))
+                )
         # from_totals reads (the measure, a class text, odd): a few distinct questions over many groups
         asked: dict[tuple[str | None, bool], tuple[bool, str | None]] = {}
         rest = np.flatnonzero(~told)

@@ -140,6 +140,14 @@ def fit_groups_why_array(
         if len(groups)
         else np.zeros(0, np.int64)
     )
+    return fit_why_said(sc, code)
+
+
+def fit_why_said(sc: np.ndarray, code: np.ndarray) -> np.ndarray:
+    """The reasons (str or None, an array of objects) of csrc/calibration.c fit_why's codes, one a
+    group (``sc`` the cells' scores the codes point into): i >= 0 its one live cell i, -2 the classes
+    separated, -1 no reason of its own.
+    """
     said = np.array([None, _SEPARATE], dtype=object)[(code == -2).astype(np.intp)]
     for j in np.flatnonzero(code >= 0).tolist():
         said[j] = f"every score is {float(sc[code[j]]):g}: a slope has no finite maximum likelihood"
