@@ -72,9 +72,8 @@ def main() -> None:
             for spec, v in json.loads(res.stdout).items():
                 got.setdefault((tree, spec), []).append(tuple(v))
                 print(f"round {r + 1} {tree} {spec}: wall x{v[0]:.2f} cpu x{v[1]:.2f}", flush=True)
-    print(
-        f"\n{a.rows:,} rows in {a.groups:,} groups; medians of {a.rounds} rounds; load {os.getloadavg()[0]:.1f}"
-    )
+    load = os.getloadavg()[0]
+    print(f"\n{a.rows:,} rows in {a.groups:,} groups; medians of {a.rounds} rounds; load {load:.1f}")
     for (tree, spec), v in got.items():
         med = statistics.median
         walls = " ".join(f"{x[0]:.2f}" for x in v)
