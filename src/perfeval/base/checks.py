@@ -1034,18 +1034,21 @@ def check(
     *,
     keep_zero: bool = False,
     specs: tuple[ArraySpec, ...] = EVALUATION,
+    weight_name: str | None = None,
 ) -> Cases:
     """The check stage: the arrays of an evaluation checked once, each as its :class:`ArraySpec`
     in ``specs`` says (lengths, finite scores, ids, weights), and the cases of weight 0 dropped: a
     case of weight 0 is no case at all, for every measure, so it must add no distinct score, rank,
     group or count anywhere below.  ``keep_zero``: keep them (for a dialect whose tool counts their
-    scores, as Spark's binning does).
+    scores, as Spark's binning does).  ``weight_name``: the weights' keyword as the user typed it
+    (``"weights"``, the deprecated spelling), for the messages; None: the spec's name.
     """
     yt = check_array(specs[0], y_true)
     ys = check_array(specs[1], y_score, (specs[0].name, len(yt), True))
     against = (specs[1].name, len(ys), False)
     g = None if groups is None else check_array(specs[2], groups, against)
-    w = None if weights is None else check_array(specs[3], weights, against)
+    wspec = specs[3] if weight_name is None else specs[3]._replace(name=weight_name)
+    w = None if weights is None else check_array(wspec, weights, against)
     rows_in = len(ys)
     zero = None
     if w is not None and not w.all() and not keep_zero:
