@@ -116,10 +116,39 @@ def no_table(door: str, **arrays: Any) -> None:
     """
     for name, x in arrays.items():
         if isinstance(x, str):
-            raise InvalidParameterError(
-                f"`{name}` must be one-dimensional, got the string {x!r}: a column's name? {door} takes no "
-                f"table: pass the column's values themselves, one a row ({name}=table[{x!r}])"
-            )
+            raise InvalidParameterError(_no_table_line(door, name, x, f"{name}=table[{x!r}]"))
+
+
+def no_table_chunk(door: str, name: str, x: Any, item: str) -> None:
+    """:func:`no_table` for one item of a streamed chunk (``evaluate_stream``'s weights): a string
+    there (a column's name) is the same one line, the values shown as the chunk's ``item``.
+
+    Parameters
+    ----------
+    door : str
+        The function, as messages name it (``perfeval.evaluate_stream()``).
+    name : str
+        The item, as the stream's messages name it (``sample_weight``).
+    x : Any
+        The chunk's item.
+    item : str
+        Where the values go in a chunk (``"the chunk's third item"``).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``x`` is a string.
+    """
+    if isinstance(x, str):
+        raise InvalidParameterError(_no_table_line(door, name, x, f"{item}: table[{x!r}]"))
+
+
+def _no_table_line(door: str, name: str, x: str, shown: str) -> str:
+    """The one line of :func:`no_table`: ``shown``, how the column's values are passed."""
+    return (
+        f"`{name}` must be one-dimensional, got the string {x!r}: a column's name? {door} takes no "
+        f"table: pass the column's values themselves, one a row ({shown})"
+    )
 
 
 def _columns_hint(name: str, shape: tuple) -> str:
