@@ -221,6 +221,7 @@ def evaluate(
     >>> r["ACC_MC"], r["ROC_OVR:average=macro"], r.params["target_form"]
     (0.5, 1.0, '0/1 marker: 1 on the row of the true class')
     """
+    wname = "sample_weight" if weights is None else "weights"  # as typed, for the messages
     sample_weight = deprecated_weights(sample_weight, weights, "evaluate")
     check_options(threshold=threshold, tie_bounds=tie_bounds, partitions=partitions)
     modern = str(dialect).split(":")[0].strip().lower() in ("perfeval", "")
@@ -304,6 +305,7 @@ def evaluate(
         dialect,
         tie_bounds,
         slices,
+        wname,
     )
     if regression is not None:
         return regression
@@ -324,6 +326,7 @@ def evaluate(
             tie_bounds=tie_bounds,
             dialect=dialect,
             slices=slices,
+            weight_name=wname,
         )
     if _is_matrix(y_score, classes is not None or names is not None):
         return _evaluate_classes(
@@ -340,10 +343,11 @@ def evaluate(
             tie_bounds=tie_bounds,
             dialect=dialect,
             slices=slices,
+            weight_name=wname,
         )
 
     def checked(keep_zero: bool) -> Cases:  # the check stage
-        return check(y_true, y_score, groups, sample_weight, keep_zero=keep_zero)
+        return check(y_true, y_score, groups, sample_weight, keep_zero=keep_zero, weight_name=wname)
 
     return evaluate_cases(
         checked,
@@ -564,9 +568,11 @@ def _evaluate_classes(
     labels: tuple | None = None,
     how: str | None = None,
     slices: SliceRequest | None = None,
+    weight_name: str = "sample_weight",
 ) -> Report:
     """evaluate() of K classes: checked and coded at the door (:func:`perfeval.engine.door.check_classes`),
-    finished from a ClassSummary (:mod:`perfeval.engine.classes`).
+    finished from a ClassSummary (:mod:`perfeval.engine.classes`).  ``weight_name``: the weights'
+    keyword as the user typed it.
     """
     from perfeval.engine.classes import class_specs, finish_classes
     from perfeval.engine.door import check_classes
@@ -587,7 +593,7 @@ def _evaluate_classes(
 
         check_classes_dialect(specs, dialect, sample_weight is not None)
     cases, found, found_how = check_classes(
-        y_true, y_score, groups, sample_weight, classes=classes, names=names
+        y_true, y_score, groups, sample_weight, classes=classes, names=names, weight_name=weight_name
     )
     if labels is not None:  # the targets are codes already (the long form): the classes are these
         found, found_how = labels, how or found_how
@@ -625,9 +631,11 @@ def _regression_door(
     dialect: str,
     tie_bounds: bool,
     slices: SliceRequest | None = None,
+    weight_name: str = "sample_weight",
 ) -> Report | None:
     """evaluate()'s report of a regression target, or None (whether the targets are one:
-    :func:`perfeval.engine.regression.regression_task`).
+    :func:`perfeval.engine.regression.regression_task`).  ``weight_name``: the weights' keyword as
+    the user typed it.
     """
     if task is None and pos_label is None and not partitions and _zero_one(y_true):
         named = None if measures is DEFAULT_MEASURES else resolve(measures, 0.5, pending=True)
@@ -650,6 +658,7 @@ def _regression_door(
                 dialect,
                 tie_bounds,
                 slices,
+                weight_name,
             )
     elif task == "regression":
         raise InvalidParameterError(
@@ -683,10 +692,11 @@ def _evaluate_regression(
     dialect: str,
     tie_bounds: bool = False,
     slices: SliceRequest | None = None,
+    weight_name: str = "sample_weight",
 ) -> Report:
     """evaluate() of a regression target: checked at the door
     (:func:`perfeval.engine.regression.check_regression`), finished from exact sums
-    (:mod:`perfeval.engine.regression`).
+    (:mod:`perfeval.engine.regression`).  ``weight_name``: the weights' keyword as the user typed it.
     """
     from perfeval.engine.regression import check_regression, finish_regression, named_specs, regression_specs
 
@@ -698,7 +708,7 @@ def _evaluate_regression(
             f"dialect={dialect!r}: the regression measures have perfeval's rules only"
         )
     specs = regression_specs(named_specs(measures))
-    cases = check_regression(y_true, y_pred, groups, sample_weight)
+    cases = check_regression(y_true, y_pred, groups, sample_weight, weight_name=weight_name)
     say_zero_weight_groups(cases.zero_groups)
     report = finish_regression(cases, specs, task_from=how)
     if slices is not None:
@@ -837,9 +847,11 @@ def _evaluate_labels(
     tie_bounds: bool,
     dialect: str,
     slices: SliceRequest | None = None,
+    weight_name: str = "sample_weight",
 ) -> Report:
     """evaluate() of K labels (a 0/1 target matrix): checked at the door
     (:func:`perfeval.engine.door.check_labels`), finished from a LabelSummary (:mod:`perfeval.engine.labels`).
+    ``weight_name``: the weights' keyword as the user typed it.
     """
     from perfeval.engine.classes import class_specs
     from perfeval.engine.door import check_labels
@@ -862,7 +874,9 @@ def _evaluate_labels(
         task="multilabel",
         threshold=threshold,
     )
-    cases, found, how = check_labels(y_true, y_score, groups, sample_weight, labels=classes, names=names)
+    cases, found, how = check_labels(
+        y_true, y_score, groups, sample_weight, labels=classes, names=names, weight_name=weight_name
+    )
     report = finish_labels(cases, specs, found, threshold=threshold, labels_from=how)
     if slices is not None:
         from perfeval.engine.slices import Task

@@ -38,6 +38,7 @@ from perfeval.base.checks import (
     check_relevance,
     floats,
     identity_groups,
+    no_table_chunk,
     say_zero_weight_groups,
     to_numpy,
 )
@@ -118,6 +119,7 @@ def evaluate_stream(
                 + (", then its slice columns (by=)" if ask is not None else "")
             )
         has_w = len(chunk) == 3 and chunk[2] is not None
+        _no_table(chunk, 2)
         weighted = weighted or has_w
         is_pos, s, w = _chunk_cases(*chunk)
         part = None
@@ -220,6 +222,7 @@ def _stream_regression(chunks: Iterable[tuple], measures: Any, how: str, ask: An
         if len(chunk) not in (2, 3):
             raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
         w = chunk[2] if len(chunk) == 3 else None
+        _no_table(chunk, 2)
         cases = check_regression(chunk[0], chunk[1], None, w)
         part = None
         if ask is not None:
@@ -279,6 +282,7 @@ def evaluate_stream_classes(
         if len(chunk) not in (2, 3):
             raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
         w = chunk[2] if len(chunk) == 3 else None
+        _no_table(chunk, 2, "perfeval.backends.stream.evaluate_stream_classes()")
         weighted = weighted or w is not None
         cases, _found, _how = check_classes(
             chunk[0], chunk[1], None, w, classes=tuple(range(k)) if coded else labels
@@ -305,6 +309,18 @@ def evaluate_stream_classes(
     report = Report(results, None, params)
     report.summary = cs
     return report
+
+
+def _no_table(
+    chunk: tuple, i: int, door: str = "perfeval.evaluate_stream()", name: str = "sample_weight"
+) -> None:
+    """A string as the chunk's item ``i`` (its weights, or ``name``), a column's name: one line
+    saying that a stream takes no table (:func:`~perfeval.base.checks.no_table_chunk`), not the
+    shape of a string.
+    """
+    if len(chunk) > i:
+        nth = ("first", "second", "third", "fourth")[i]
+        no_table_chunk(door, name, chunk[i], f"the chunk's {nth} item")
 
 
 def _chunk_cases(y_true: Any, y_score: Any, sample_weight: Any = None) -> tuple:
@@ -450,7 +466,8 @@ def _chunk_columns(chunk) -> list[np.ndarray]:
     """A chunk's columns as numpy arrays, checked; group ids of a type the spill can store."""
     if len(chunk) not in (3, 4):
         raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, weight])")
-
+    _no_table(chunk, 2, "perfeval.backends.stream.evaluate_stream_grouped()", "groups")
+    _no_table(chunk, 3, "perfeval.backends.stream.evaluate_stream_grouped()")
     arrays = [np.asarray(a).reshape(-1) for a in chunk]
     n = len(arrays[1])
     if any(len(a) != n for a in arrays):
@@ -1450,6 +1467,7 @@ class _ClassFeed:
             if len(chunk) not in (3, 4):
                 raise InvalidParameterError("each chunk must be (y_true, y_score, groups[, sample_weight])")
             w = chunk[3] if len(chunk) == 4 else None
+            _no_table(chunk, 3, "perfeval.backends.stream.evaluate_stream_grouped_classes()")
             if self.weighted is None:
                 self.weighted = w is not None
             elif self.weighted != (w is not None):
@@ -1693,6 +1711,7 @@ def evaluate_stream_labels(
         if len(chunk) not in (2, 3):
             raise InvalidParameterError("each chunk must be (y_true, y_score) or (y_true, y_score, weight)")
         w = chunk[2] if len(chunk) == 3 else None
+        _no_table(chunk, 2, "perfeval.backends.stream.evaluate_stream_labels()")
         weighted = weighted or w is not None
         cases, _found, _how = check_labels(chunk[0], chunk[1], None, w, labels=None)
         if cases.s.shape[1] != k:

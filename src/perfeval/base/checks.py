@@ -121,13 +121,39 @@ def no_table(door: str, *, where: str | None = None, **arrays: Any) -> None:
     """
     for name, x in arrays.items():
         if isinstance(x, str):
-            raise InvalidParameterError(
-                said(
-                    f"`{name}` must be one-dimensional, got the string {x!r}: a column's name? {door} takes "
-                    f"no table: pass the column's values themselves, one a row ({name}=table[{x!r}])",
-                    where,
-                )
-            )
+            raise InvalidParameterError(said(_no_table_line(door, name, x, f"{name}=table[{x!r}]"), where))
+
+
+def no_table_chunk(door: str, name: str, x: Any, item: str) -> None:
+    """:func:`no_table` for one item of a streamed chunk (``evaluate_stream``'s weights): a string
+    there (a column's name) is the same one line, the values shown as the chunk's ``item``.
+
+    Parameters
+    ----------
+    door : str
+        The function, as messages name it (``perfeval.evaluate_stream()``).
+    name : str
+        The item, as the stream's messages name it (``sample_weight``).
+    x : Any
+        The chunk's item.
+    item : str
+        Where the values go in a chunk (``"the chunk's third item"``).
+
+    Raises
+    ------
+    InvalidParameterError
+        ``x`` is a string.
+    """
+    if isinstance(x, str):
+        raise InvalidParameterError(_no_table_line(door, name, x, f"{item}: table[{x!r}]"))
+
+
+def _no_table_line(door: str, name: str, x: str, shown: str) -> str:
+    """The one line of :func:`no_table`: ``shown``, how the column's values are passed."""
+    return (
+        f"`{name}` must be one-dimensional, got the string {x!r}: a column's name? {door} takes no "
+        f"table: pass the column's values themselves, one a row ({shown})"
+    )
 
 
 def _columns_hint(name: str, shape: tuple) -> str:
@@ -1042,18 +1068,21 @@ def check(
     *,
     keep_zero: bool = False,
     specs: tuple[ArraySpec, ...] = EVALUATION,
+    weight_name: str | None = None,
 ) -> Cases:
     """The check stage: the arrays of an evaluation checked once, each as its :class:`ArraySpec`
     in ``specs`` says (lengths, finite scores, ids, weights), and the cases of weight 0 dropped: a
     case of weight 0 is no case at all, for every measure, so it must add no distinct score, rank,
     group or count anywhere below.  ``keep_zero``: keep them (for a dialect whose tool counts their
-    scores, as Spark's binning does).
+    scores, as Spark's binning does).  ``weight_name``: the weights' keyword as the user typed it
+    (``"weights"``, the deprecated spelling), for the messages; None: the spec's name.
     """
     yt = check_array(specs[0], y_true)
     ys = check_array(specs[1], y_score, (specs[0].name, len(yt), True))
     against = (specs[1].name, len(ys), False)
     g = None if groups is None else check_array(specs[2], groups, against)
-    w = None if weights is None else check_array(specs[3], weights, against)
+    wspec = specs[3] if weight_name is None else specs[3]._replace(name=weight_name)
+    w = None if weights is None else check_array(wspec, weights, against)
     rows_in = len(ys)
     zero = None
     if w is not None and not w.all() and not keep_zero:

@@ -367,17 +367,18 @@ def check_classes(
     *,
     classes: Any = None,
     names: Any = None,
+    weight_name: str = "sample_weight",
 ) -> tuple[Cases, tuple, str]:
     """The check and code stages of a multiclass evaluation: the arrays checked as :data:`CLASSES`
     says (the scores an (n, K) matrix), the cases of weight 0 dropped, the targets coded 0..K-1 in
     the order of the classes (:func:`classes_of`).  Returns the cases (``y``: the codes), the
-    classes and how they were found.
+    classes and how they were found.  ``weight_name``: the weights' keyword as the user typed it.
     """
     yt = check_array(CLASSES[0], y_true)
     ys = score_matrix(y_score, len(yt), CLASSES[1].name)
     against = (CLASSES[1].name, len(ys), False)
     g = None if groups is None else check_array(CLASSES[2], groups, against)
-    w = None if weights is None else check_array(CLASSES[3], weights, against)
+    w = None if weights is None else check_array(CLASSES[3]._replace(name=weight_name), weights, against)
     rows_in = len(ys)
     if w is not None and not w.all():
         keep = w > 0
@@ -397,12 +398,14 @@ def check_labels(
     labels: Any = None,
     names: Any = None,
     word: str = "classes",
+    weight_name: str = "sample_weight",
 ) -> tuple[Cases, tuple, str]:
     """The check and code stages of a multilabel evaluation: ``y_true`` an (n, K) matrix of 0/1 (or
     booleans; anything else is one line naming the row, the column and the value), ``y_score`` an (n,
     K) matrix of finite scores, the cases of weight 0 dropped.  The labels: ``labels`` as given, else
     the table's column names, else the column numbers 0..K-1.  Returns the cases (``y``: booleans),
-    the labels and how they were found.  ``word``: the caller's name of ``labels`` in its messages.
+    the labels and how they were found.  ``word``: the caller's name of ``labels`` in its messages;
+    ``weight_name``: the weights' keyword as the user typed it.
     """
     from perfeval.base.checks import as_array
 
@@ -427,7 +430,7 @@ def check_labels(
         t = tf == 1
     against = ("y_score", len(ys), False)
     g = None if groups is None else check_array(CLASSES[2], groups, against)
-    w = None if weights is None else check_array(CLASSES[3], weights, against)
+    w = None if weights is None else check_array(CLASSES[3]._replace(name=weight_name), weights, against)
     rows_in = len(ys)
     if w is not None and not w.all():
         keep = w > 0

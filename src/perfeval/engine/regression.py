@@ -220,10 +220,12 @@ def check_regression(
     *,
     names: tuple = (),
     keep_zero: bool = False,
+    weight_name: str | None = None,
 ) -> Cases:
     """The check stage of a regression evaluation (:data:`REGRESSION`): the targets and predictions
     float64 and finite (the first non-finite one named by its index), ids, weights; the rows of
-    weight 0 dropped (``keep_zero``: kept, for a tool that counts them).
+    weight 0 dropped (``keep_zero``: kept, for a tool that counts them).  ``names``: the arrays'
+    keywords in the caller's words; ``weight_name``: the weights' keyword as the user typed it.
     """
     from collections.abc import Mapping
 
@@ -241,7 +243,9 @@ def check_regression(
             + REGRESSION[len(names) :]
         )
     try:
-        return check(y_true, y_pred, groups, sample_weight, specs=specs, keep_zero=keep_zero)
+        return check(
+            y_true, y_pred, groups, sample_weight, specs=specs, keep_zero=keep_zero, weight_name=weight_name
+        )
     except InvalidDataError as e:
         if "y_true" in str(e) and ("label" in str(e) or "string" in str(e)):
             raise InvalidDataError(f"a regression target must hold numbers: {e}") from None

@@ -201,21 +201,23 @@ def ci(
     """
     arrays = {"y_true": y_true, "y_score": y_score, "groups": groups}
     no_table("perfeval.ci()", **arrays, sample_weight=sample_weight, weights=weights)
+    wname = "sample_weight" if weights is None else "weights"  # as typed, for the messages
     sample_weight = deprecated_weights(sample_weight, weights, "ci")
     check_request(method, level, n_boot)
     matrix = is_class_matrix(y_score, classes) or is_label_matrix(y_true)
     how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
     if how is not None:  # a real target and a prediction a row
         return warned(_regression_ci(
-            y_true, y_score, groups, sample_weight, measures, threshold, method, level, n_boot, seed, progress
+            y_true, y_score, groups, sample_weight, measures, threshold, method, level, n_boot, seed,
+            progress, wname,
         ))  # fmt: skip
     if matrix:  # K classes, or K labels
         return warned(class_ci(
             y_true, y_score, measures=measures, method=method, level=level, n_boot=n_boot, seed=seed,
             groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
-            classes=classes, progress=progress,
+            classes=classes, progress=progress, weight_name=wname,
         ))  # fmt: skip
-    cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups)
+    cases = Cases(coded(y_true, pos_label), y_score, sample_weight, groups, weight=wname)
     specs = specs_of(measures, threshold, method)
     if method == "wald":  # every spec checked before any work
         for spec in specs:
@@ -285,11 +287,14 @@ def _regression_ci(
     n_boot: int,
     seed: int,
     progress: bool,
+    weight_name: str = "sample_weight",
 ) -> dict[str, Interval]:
-    """:func:`ci` of a regression target (arguments as there, checked there)."""
+    """:func:`ci` of a regression target (arguments as there, checked there; ``weight_name``: the
+    weights' keyword as the user typed it).
+    """
     from perfeval.stats.regression import checked, regression_ci, regression_measures
 
-    rcases = checked(y_true, y_score, groups, sample_weight)
+    rcases = checked(y_true, y_score, groups, sample_weight, weight_name=weight_name)
     rspecs = regression_measures(measures, threshold)
     if method == "wald":
         raise InvalidParameterError(
@@ -598,6 +603,7 @@ def compare(
     """
     arrays = {"y_true": y_true, "score_a": score_a, "score_b": score_b, "groups": groups}
     no_table("perfeval.compare()", **arrays, sample_weight=sample_weight, weights=weights)
+    wname = "sample_weight" if weights is None else "weights"  # as typed, for the messages
     sample_weight = deprecated_weights(sample_weight, weights, "compare")
     matrix = is_class_matrix(score_a, classes) or is_class_matrix(score_b, classes) or is_label_matrix(y_true)
     how = _regression(y_true, measures, task, pos_label, matrix or classes is not None)
@@ -607,12 +613,12 @@ def compare(
         return warned(read.whys(class_compare(
             y_true, [score_a], score_b, measures=measures, method=method, level=level, n_boot=n_boot,
             seed=seed, groups=groups, sample_weight=sample_weight, threshold=threshold, pos_label=pos_label,
-            classes=classes, progress=progress,
+            classes=classes, progress=progress, weight_name=wname,
         ), [score_a], score_b)[0])  # fmt: skip
     y_true = y_true if how is not None else coded(y_true, pos_label)
     return warned(read.whys(_compare_all(
         y_true, [score_a], score_b, measures, method, level, n_boot, seed, groups, sample_weight, threshold,
-        threads, progress, ["score_a", "score_b"], how, ["score_a", "score_b"],
+        threads, progress, ["score_a", "score_b"], how, ["score_a", "score_b"], wname,
     ), [score_a], score_b)[0])  # fmt: skip
 
 
@@ -848,11 +854,13 @@ def _compare_all(
     names: list[str],
     how: str | None = None,
     arg_names: list[str] | None = None,
+    weight_name: str = "sample_weight",
 ) -> list[dict[str, Comparison]]:
     """compare(y_true, a, score_b) for each a of scores: the baseline and every model of every
     measure walked on the same case weights, drawn once (a column's replicates do not depend on the
     other columns of its walk, so each comparison is the one of its own call).  ``how``: why the
-    target is a regression target (None: it is not), whose models are checked as ``arg_names``.
+    target is a regression target (None: it is not), whose models are checked as ``arg_names``
+    (``weight_name``: the weights' keyword as the user typed it).
     """
     if method is not None:
         check_request(method, level, None, "comparison")
@@ -862,7 +870,10 @@ def _compare_all(
         from perfeval.stats.regression import checked, regression_compare, regression_measures
 
         named = arg_names or names
-        got = [checked(y_true, a, groups, sample_weight, named[m]) for m, a in enumerate([*scores, score_b])]
+        got = [
+            checked(y_true, a, groups, sample_weight, named[m], weight_name)
+            for m, a in enumerate([*scores, score_b])
+        ]
         rspecs = regression_measures(measures, threshold)
         if got[-1].g is None:
             return regression_compare(
@@ -884,8 +895,8 @@ def _compare_all(
             for m in range(len(scores))
         ]
     named = arg_names or names
-    cas = [Cases(y_true, a, sample_weight, groups, named[m]) for m, a in enumerate(scores)]
-    cb = Cases(y_true, score_b, sample_weight, groups, named[-1])
+    cas = [Cases(y_true, a, sample_weight, groups, named[m], weight_name) for m, a in enumerate(scores)]
+    cb = Cases(y_true, score_b, sample_weight, groups, named[-1], weight_name)
     specs = specs_of(measures, threshold, method)
     for sp in specs:  # a threshold is where a model is cut, not how good it is: no difference to test
         if sp.kwargs.get("of") == "threshold":

@@ -243,11 +243,20 @@ def _values(specs: list, cs: Any) -> np.ndarray:
     return np.array([float(got[sp.label].value) for sp in specs], dtype=np.float64)
 
 
-def checked(y_true: Any, y_score: Any, sample_weight: Any, groups: Any, classes: Any, pos_label: Any):
+def checked(
+    y_true: Any,
+    y_score: Any,
+    sample_weight: Any,
+    groups: Any,
+    classes: Any,
+    pos_label: Any,
+    weight_name: str = "sample_weight",
+):
     """The door's check of K classes (:func:`perfeval.engine.door.check_classes`) or, ``y_true`` a
     label matrix, of K labels (:func:`perfeval.engine.door.check_labels`): the codes (the bool
-    label matrix), the score matrix, the weights (cases of weight 0 dropped) and the classes (the
-    labels); what the bootstrap does not take refused in one line.
+    label matrix), the score matrix, the weights (cases of weight 0 dropped; ``weight_name``: their
+    keyword as the user typed it) and the classes (the labels); what the bootstrap does not take
+    refused in one line.
     """
     from perfeval.engine.door import check_classes, check_labels
 
@@ -263,9 +272,13 @@ def checked(y_true: Any, y_score: Any, sample_weight: Any, groups: Any, classes:
             "one against the rest"
         )
     if what == "K labels":
-        cases, found, _how = check_labels(y_true, y_score, None, sample_weight, labels=classes)
+        cases, found, _how = check_labels(
+            y_true, y_score, None, sample_weight, labels=classes, weight_name=weight_name
+        )
     else:
-        cases, found, _how = check_classes(y_true, y_score, None, sample_weight, classes=classes)
+        cases, found, _how = check_classes(
+            y_true, y_score, None, sample_weight, classes=classes, weight_name=weight_name
+        )
     return cases, found
 
 
@@ -344,9 +357,11 @@ def class_ci(
     pos_label: Any,
     classes: Sequence[Any] | None,
     progress: bool,
+    weight_name: str = "sample_weight",
 ) -> dict[str, Interval]:
     """:func:`perfeval.stats.ci` of an (n, K) score matrix of K classes, or of K labels with a label
-    matrix ``y_true`` (arguments as there, checked there).
+    matrix ``y_true`` (arguments as there, checked there; ``weight_name``: the weights' keyword as
+    the user typed it).
     """
     task = "multilabel" if is_label_matrix(y_true) else "multiclass"
     if method in ("delong", "t", "wald"):
@@ -359,7 +374,7 @@ def class_ci(
             f"{whose}; for {'K labels' if task == 'multilabel' else 'K classes'} use method='bca' or "
             "'percentile'"
         )
-    cases, found = checked(y_true, y_score, sample_weight, groups, classes, pos_label)
+    cases, found = checked(y_true, y_score, sample_weight, groups, classes, pos_label, weight_name)
     specs = specs_of_classes(measures, threshold, task)
     model, est = _model(cases, found, specs, task)
     reps = replicates([model], cases.w, specs, seed, n_boot, progress)[0]
@@ -396,10 +411,11 @@ def class_compare(
     pos_label: Any,
     classes: Sequence[Any] | None,
     progress: bool,
+    weight_name: str = "sample_weight",
 ) -> list[dict[str, Comparison]]:
     """:func:`perfeval.stats.compare` of (n, K) score matrices (of K classes, or of K labels with a
     label matrix ``y_true``): each model of ``scores`` against ``score_b``, a paired bootstrap (the
-    same case weights for both in every replicate).
+    same case weights for both in every replicate; ``weight_name``: their keyword as the user typed it).
     """
     task = "multilabel" if is_label_matrix(y_true) else "multiclass"
     if method in ("delong", "t"):
@@ -413,11 +429,13 @@ def class_compare(
             "'percentile'"
         )
     method = method or "bca"
-    cb, found = checked(y_true, score_b, sample_weight, groups, classes, pos_label)
+    cb, found = checked(y_true, score_b, sample_weight, groups, classes, pos_label, weight_name)
     cas = []
     for a in scores:
         # the baseline's classes for every model (their lengths checked against y_true's by the door)
-        ca, _ = checked(y_true, a, sample_weight, groups, classes if classes is not None else found, None)
+        ca, _ = checked(
+            y_true, a, sample_weight, groups, classes if classes is not None else found, None, weight_name
+        )
         cas.append(ca)
     specs = specs_of_classes(measures, threshold, task)
     made = [_model(c, found, specs, task) for c in [*cas, cb]]

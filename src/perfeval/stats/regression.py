@@ -146,13 +146,23 @@ def regression_measures(measures: Any, threshold: float) -> list:
     return regression_specs(resolve(_names(measures), threshold, pending=True))
 
 
-def checked(y_true: Any, y_pred: Any, groups: Any, sample_weight: Any, name: str = "y_score") -> Any:
+def checked(
+    y_true: Any,
+    y_pred: Any,
+    groups: Any,
+    sample_weight: Any,
+    name: str = "y_score",
+    weight_name: str = "sample_weight",
+) -> Any:
     """evaluate()'s check of a regression's arrays (targets and predictions finite float64, the
-    first bad one named by its index and ``name``; ids; weights, the rows of weight 0 dropped).
+    first bad one named by its index and ``name``; ids; weights, the rows of weight 0 dropped, named
+    ``weight_name``, the keyword as the user typed it).
     """
     from perfeval.engine.regression import check_regression
 
-    return check_regression(y_true, y_pred, groups, sample_weight, names=("y_true", name))
+    return check_regression(
+        y_true, y_pred, groups, sample_weight, names=("y_true", name), weight_name=weight_name
+    )
 
 
 def losses(spec: Any, y: np.ndarray, s: np.ndarray) -> np.ndarray:

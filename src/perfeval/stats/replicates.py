@@ -72,18 +72,27 @@ def threads_of(threads: int | None) -> int:
 class Cases:
     """Validated arrays: targets (0/1 for binary measures), scores, optional weights and groups."""
 
-    def __init__(self, y_true: Any, y_score: Any, weights: Any, groups: Any, score: str = "y_score"):
-        # named as the user passed them: the weights are every entry point's `sample_weight`, and
-        # `score` is the scores' argument (compare's `score_a`, compare_models' `models['b']`)
+    def __init__(
+        self,
+        y_true: Any,
+        y_score: Any,
+        weights: Any,
+        groups: Any,
+        score: str = "y_score",
+        weight: str = "sample_weight",
+    ):
+        # named as the user passed them: `weight` is the weights' keyword (`sample_weight`, or
+        # `weights`, its deprecated spelling), `score` the scores' argument (compare's `score_a`,
+        # compare_models' `models['b']`)
         self.y = to_numpy(y_true, "y_true")
         self.s = one_d(score, to_numpy(y_score, score))
         check_pair(self.y, self.s, ("y_true", score))
         check_no_nan(self.s, score)
         self.w = None
         if weights is not None:
-            self.w = one_d("sample_weight", to_numpy(weights, "sample_weight"))
-            same_length("sample_weight", self.w, len(self.s), score)
-            check_weights(self.w, "sample_weight")
+            self.w = one_d(weight, to_numpy(weights, weight))
+            same_length(weight, self.w, len(self.s), score)
+            check_weights(self.w, weight)
         self.groups = None if groups is None else to_numpy(groups, "groups")
         if self.groups is not None and len(self.groups) != len(self.s):
             raise InvalidDataError(
