@@ -111,3 +111,34 @@ def test_label_matrix_door_errors():
         perfeval.evaluate([[1, 0], [0, 1]], [[0.1, 0.2, 0.3], [0.3, 0.4, 0.5]])
     with pytest.raises(InvalidParameterError, match="NDCG is a ranking measure"):
         perfeval.evaluate([[1, 0], [0, 1]], [[0.1, 0.2], [0.3, 0.4]], measures=["ndcg"])
+
+
+@pytest.mark.parametrize(
+    ("column", "shown"),
+    [
+        ("Int64", "'<NA>'"),  # pandas' nullable integers: an object matrix of rows (was: "holds [0, 1]
+        # at index 0, not a number (list)")
+        ("float", "NaN"),  # (was: "got nan": not said to be missing)
+        ("object", "'None'"),  # (was: AttributeError, a traceback)
+    ],
+)
+def test_a_missing_label_is_one_line_naming_its_row_and_column(column, shown):
+    pd = pytest.importorskip("pandas")
+    b = {"Int64": pd.array([1, pd.NA, 0, pd.NA], dtype="Int64"), "float": [1.0, np.nan, 0.0, np.nan],
+         "object": pd.Series([1, None, 0, None], dtype=object)}[column]  # fmt: skip
+    y = pd.DataFrame({"spam": pd.array([0, 1, 1, 0], dtype="Int64"), "urgent": b})
+    s = np.array([[0.2, 0.8], [0.7, 0.4], [0.9, 0.1], [0.3, 0.6]])
+    want = (
+        f"`y_true` of K labels holds {shown}, a missing label, at row 1, column 1 ('urgent') (and 1 more): "
+        "each cell is 0 or 1 (label off or on); drop or fill those cases"
+    )
+    for table in (y, y.astype(object).to_numpy()):
+        with pytest.raises(InvalidDataError) as e:
+            perfeval.evaluate(table, s, measures=["roc_ml:average=macro"], classes=["spam", "urgent"])
+        assert str(e.value) == want
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(y, s, measures=["hamming@0.5"])  # the table's column names
+    assert str(e.value) == want
+    with pytest.raises(InvalidDataError) as e:
+        perfeval.evaluate(y.astype(object).to_numpy().tolist(), s, measures=["hamming@0.5"])
+    assert str(e.value) == want.replace(" ('urgent')", "")

@@ -31,6 +31,8 @@ from test_regression_group_whys import (
 
 BEYOND = "beyond the range of a 64-bit float"
 ROW = "of a row is beyond the range of a 64-bit float"
+#: power 3 of data about 1e-200: the step mu^-2 (about 1e400) is beyond the range, not the deviance
+STEP = "(power 3: mu^-2, a power of its prediction) is beyond the range of a 64-bit float"
 
 MEASURES = ["MAE", "MSE_REG", "RMSE_REG", "R2", "EXPVAR", "MAPE", "MAPE:eps=sklearn", "PINBALL",
             "MEDAE", "MAXERR", "D2_AE", "D2_TWEEDIE", "TWEEDIE_DEV:power=3", "TWEEDIE_DEV:power=-1",
@@ -93,12 +95,14 @@ def test_each_measure_on_huge_data(weighted):
         assert got[label] == r.value or (math.isnan(r.value) and math.isnan(got[label])), label
 
 
-def test_tiny_data_whose_deviance_is_beyond():
+def test_tiny_data_whose_deviance_step_is_beyond():
+    """Power 3 of data about 1e-200: ``mu^-2`` (about 1e400) is beyond the range, not the deviance
+    (about 1e200): the reason names that step (tests/test_regression_tweedie_low.py)."""
     y, p = Y * 1e-200, P * 1e-200
     got = quiet_evaluate(y, p, measures=["MAE", "TWEEDIE_DEV:power=3", "D2_TWEEDIE:power=3"])
     assert got["MAE"] == quiet_evaluate(y, p, measures=["MAE"])["MAE"]
     r = got.results["TWEEDIE_DEV@3"]
-    assert math.isnan(r.value) and "(power 3) " + ROW in r.why
+    assert math.isnan(r.value) and STEP in r.why
     assert math.isnan(got["D2_TWEEDIE@3"])  # its squares lost bits first (tests/test_regression_tiny.py)
 
 
@@ -235,9 +239,9 @@ def test_a_metric_state_keeps_which_deviances_are_beyond():
         r = back.compute()
         again = pickle.loads(pickle.dumps(m)).compute()
     assert (
-        math.isnan(r["TWEEDIE_DEV@3"]) and ROW in r.results["TWEEDIE_DEV@3"].why and math.isfinite(r["MAE"])
+        math.isnan(r["TWEEDIE_DEV@3"]) and STEP in r.results["TWEEDIE_DEV@3"].why and math.isfinite(r["MAE"])
     )
-    assert ROW in again.results["TWEEDIE_DEV@3"].why
+    assert STEP in again.results["TWEEDIE_DEV@3"].why
     # a state written before the field: its rows were refused beyond the range, so none is in it
     written = perfeval.Metric(measures, task="regression")
     written.update(Y, P)
@@ -273,7 +277,7 @@ def test_the_cli_says_it_in_one_line(tmp_path, capsys):
     )
     code = main(["eval", str(tiny), "--target", "y", "--score", "p", "-m", "mae,tweedie_dev:power=3"])
     out, err = capsys.readouterr()
-    assert code == 0 and "TWEEDIE_DEV@3 is undefined" in err and ROW in err, err
+    assert code == 0 and "TWEEDIE_DEV@3 is undefined" in err and STEP in err, err
 
 
 def test_compare_and_the_intervals_give_the_other_measures():

@@ -297,3 +297,97 @@ def test_the_cli_says_it_in_one_line_streamed_or_not(tmp_path, capsys):
         (line,) = [ln for ln in err.splitlines() if "TWEEDIE_DEV@3 is undefined" in ln]
         said.append((got, line))
     assert said[0] == said[1]
+
+
+@pytest.mark.parametrize(
+    ("power", "scale", "step"),
+    [
+        (3.0, 1e-200, "mu^-2"),  # mu^-2 about 1e400; the deviance, about 1e200, is a float64
+        (1.0, None, "y / mu"),  # y / mu = 1e200 / 1e-200; the deviance about 2e203
+        (2.0, None, "mu / y"),  # mu / y = 1e300 / 1e-100; the deviance about 1.8e3
+    ],
+)
+def test_a_step_beyond_the_range_is_named_not_the_deviance(power, scale, step):
+    """Power 3 of data about 1e-200: ``mu^-2`` (about 1e400) is beyond the range, the row's deviance
+    (about 1e200) is not; the reason said the deviance was.  It names the step now."""
+    if scale is None:
+        y, p = (np.r_[Y, 1e200], np.r_[P, 1e-200]) if power == 1.0 else (np.r_[Y, 1e-100], np.r_[P, 1e300])
+    else:
+        y, p = Y * scale, P * scale
+    asked = [(f"TWEEDIE_DEV:power={power!r}", f"TWEEDIE_DEV@{power:g}")]
+    if scale is None:  # (data about 1e-200: D^2's sums of y^2 lose their bits first, said so)
+        asked.append((f"D2_TWEEDIE:power={power!r}", f"D2_TWEEDIE@{power:g}"))
+    for measure, label in asked:
+        r = quiet_evaluate(y, p, measures=[measure]).results[label]
+        assert math.isnan(r.value) and "\n" not in r.why
+        assert f"a step of a row's Tweedie deviance (power {power:g}: {step}," in r.why, r.why
+        assert "beyond the range of a 64-bit float" in r.why and "though the row's deviance is not" in r.why
+    # per group: the group of that row says it, the others keep their number
+    groups = {"ok": (Y, P), "step": (y, p)}
+    g = np.array(["ok"] * len(Y) + ["step"] * len(y))
+    yy, pp = np.r_[Y, y], np.r_[P, p]
+    _, said = each_group_alone(yy, pp, g, None, groups, [f"TWEEDIE_DEV:power={power!r}"], f": {step},")
+    assert {k for k, _ in said} == {"step"}
+
+
+@pytest.mark.parametrize("power", [0.0, -1.0])
+def test_a_deviance_beyond_the_range_is_still_said_so(power):
+    """Power 0 and -1 of data about 1e200: the deviance itself (about 1e400, 1e600) is beyond."""
+    r = quiet_evaluate(Y * 1e200, P * 1e200, measures=[f"TWEEDIE_DEV:power={power!r}"]).results
+    (r,) = r.values()
+    assert math.isnan(r.value) and r.why.startswith(
+        f"the Tweedie deviance (power {power:g}) of a row is beyond"
+    )
+
+
+def test_power_0_and_1_name_their_own_steps_below_the_range():
+    """Power 0's one step is the square, power 1's the ratio and ``y log(y / mu)``: not 'a power'."""
+    r = quiet_evaluate(Y * 1e-200, P * 1e-200, measures=["TWEEDIE_DEV"]).results["TWEEDIE_DEV"]
+    assert BELOW in r.why and "(power 0: the square (y - mu)^2)" in r.why
+    r = quiet_evaluate(np.r_[1e-320, Y], np.r_[1e10, P], measures=["poisson_dev"]).results["POISSON_DEV"]
+    assert BELOW in r.why and "(power 1: the ratio y / mu or y log(y / mu))" in r.why
+
+
+def by_slices_csv(path):
+    """A CSV of the groups ``big`` (power 3: a step below the range), ``tiny`` (power -1: below the
+    range; power 3: ``mu^-2`` beyond it) and ``ok``, the slice column ``g``."""
+    rows = [(float(a), float(b), k) for k in ("big", "ok", "tiny") for a, b in zip(*GROUPS[k], strict=True)]
+    path.write_text("y,p,g\n" + "".join(f"{a!r},{b!r},{k}\n" for a, b, k in rows))
+    return rows
+
+
+def assert_slices_say_memorys(out, rows, measures):
+    """Each slice's value and reason are its rows' alone, in memory (``undefined in this slice (n
+    cases): `` and evaluate()'s reason)."""
+    (slicing,) = json.loads(out)["slices"]["slicings"]
+    said = {s["slice"]: s for s in slicing["slices"]}
+    assert set(said) == {"big", "ok", "tiny"}
+    for key, s in said.items():
+        y = np.array([a for a, _, k in rows if k == key])
+        p = np.array([b for _, b, k in rows if k == key])
+        alone = quiet_evaluate(y, p, measures=measures)
+        for label, r in alone.results.items():
+            if math.isnan(r.value):
+                assert s["values"][label] is None, (key, label)
+                assert s["why_null"][label] == f"undefined in this slice ({len(y)} cases): {r.why}", (
+                    key,
+                    label,
+                )
+            else:
+                assert s["values"][label] == r.value and label not in s.get("why_null", {}), (key, label)
+    return said
+
+
+def test_the_cli_by_slices_say_each_slices_own_reason(tmp_path, capsys):
+    rows = by_slices_csv(tmp_path / "sliced.csv")
+    measures = ["mae", "tweedie_dev:power=3", "tweedie_dev:power=-1"]
+    argv = ["eval", str(tmp_path / "sliced.csv"), "--header", "--target", "y", "--score", "p"]
+    argv += ["-m", ",".join(measures)]
+    code = main([*argv, "--by", "g", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    said = assert_slices_say_memorys(out, rows, measures)
+    assert BELOW in said["big"]["why_null"]["TWEEDIE_DEV@3"]
+    assert BELOW in said["tiny"]["why_null"]["TWEEDIE_DEV@-1"]
+    assert ": mu^-2," in said["tiny"]["why_null"]["TWEEDIE_DEV@3"]
+    assert "why_null" not in said["ok"]

@@ -842,3 +842,42 @@ def test_what_the_jvm_said_is_its_first_line():
         "\tat org.apache.spark.SparkContext.assertNotStopped(SparkContext.scala:128)\n"
     )
     assert java_said(RuntimeError(text)) == "Cannot call methods on a stopped SparkContext."
+
+
+def test_tweedie_rows_below_or_beyond_the_range_say_memorys_reasons(spark, tmp_path, capsys):
+    """A Tweedie deviance whose row lost its bits below float64's normal range (power 3 of data about
+    1e200, power -1 of data about 1e-200) or whose step is beyond its range (power 3, about 1e-200):
+    NaN with memory's reason, over all rows, per group, and in the command's --by slices."""
+    import warnings
+
+    import perfeval.spark
+    from conftest import run_cli
+    from test_regression_group_whys import assert_same_whys
+    from test_regression_tweedie_low import BELOW, GROUPS, assert_slices_say_memorys, by_slices_csv
+
+    measures = ["mae", "tweedie_dev:power=3", "tweedie_dev:power=-1", "d2_tweedie:power=3"]
+    pdf = pd.DataFrame(
+        [(float(a), float(b), k) for k in ("big", "ok", "tiny") for a, b in zip(*GROUPS[k], strict=True)],
+        columns=["y", "p", "g"],
+    )
+    sdf = frame(spark, pdf, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for rows in (pdf, pdf[pdf.g == "big"], pdf[pdf.g == "tiny"]):
+            a = perfeval.spark.evaluate(frame(spark, rows, 2), target="y", score="p", measures=measures)
+            b = perfeval.evaluate(rows, target="y", score="p", measures=measures)
+            assert_same_report(a, b)
+            assert [r.why for r in a.results.values()] == [r.why for r in b.results.values()]
+        assert BELOW in b.results["TWEEDIE_DEV@-1"].why and ": mu^-2," in b.results["TWEEDIE_DEV@3"].why
+        a = perfeval.spark.evaluate(sdf, target="y", score="p", group="g", measures=measures)
+        b = perfeval.evaluate(pdf, target="y", score="p", group="g", measures=measures)
+    assert_same_report(a, b)
+    assert_same_whys(a, b)
+    assert any(BELOW in w for w in b.results["TWEEDIE_DEV@3"].undefined_groups_why)
+    rows = by_slices_csv(tmp_path / "sliced.csv")
+    argv = ["eval", str(tmp_path / "sliced.csv"), "--header", "--target", "y", "--score", "p"]
+    argv += ["-m", ",".join(measures[:3]), "--by", "g", "--format", "json", "--spark", "local[2]"]
+    code, out, err = run_cli(argv, capsys)
+    assert code == 0, err
+    said = assert_slices_say_memorys(out, rows, measures[:3])
+    assert BELOW in said["big"]["why_null"]["TWEEDIE_DEV@3"]

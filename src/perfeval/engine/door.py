@@ -389,6 +389,38 @@ def check_classes(
     return cases, found, how
 
 
+def _no_missing_cell(t: np.ndarray, names: Any, y_true: Any) -> None:
+    """One line when the (n, K) label matrix ``t`` holds a missing value (NaN; None, NaN, pandas' NA
+    or NaT among Python objects: a table's nullable column): its row and column (the column's name:
+    ``names``, else the table's, when known), as the other missing targets are said
+    (:func:`perfeval.base.checks.binary_targets`).
+    """
+    from perfeval.base.checks import _missing_mask
+
+    if t.dtype.kind == "f":
+        miss = np.isnan(t)
+    elif t.dtype.kind == "O":
+        miss = _missing_mask(t.reshape(-1)).reshape(t.shape)
+    else:
+        return
+    if not miss.any():
+        return
+    i, j = (int(v) for v in np.argwhere(miss)[0])
+    v = t[i, j]
+    shown = "NaN" if t.dtype.kind == "f" or (isinstance(v, float) and v != v) else repr(str(v))
+    cols = names if names is not None else getattr(y_true, "columns", None)
+    try:
+        col = f"column {j} ({list(cols)[j]!r})" if cols is not None else f"column {j}"
+    except (TypeError, IndexError):
+        col = f"column {j}"
+    more = int(miss.sum()) - 1
+    raise InvalidDataError(
+        f"`y_true` of K labels holds {shown}, a missing label, at row {i}, {col}"
+        f"{f' (and {more:,} more)' if more else ''}: each cell is 0 or 1 (label off or on); drop or fill "
+        "those cases"
+    )
+
+
 def check_labels(
     y_true: Any,
     y_score: Any,
@@ -418,6 +450,7 @@ def check_labels(
             f"`y_true` and `y_score` must have the same shape, got {t.shape} and {ys.shape}"
         )
     if t.dtype != bool:
+        _no_missing_cell(t, labels if labels is not None else names, y_true)
         tf = floats(t, "y_true")
         bad = (tf != 0) & (tf != 1)
         if bad.any():

@@ -30,11 +30,11 @@ from perfeval.summaries.regression import (
     RegressionSummary,
     beyond_reason,
     checked_products,
+    deviance_range_reason,
     deviance_rows,
     low_reason,
     mape_range_reason,
     ratio,
-    row_range_reason,
     weighted_median,
     weighted_quantile,
 )
@@ -286,7 +286,7 @@ def tweedie_deviance(s: RegressionSummary, power: float = 0.0) -> Finished:
     if bad:
         return Finished(math.nan, why=domain_why(rows, power))
     if not s.in_range(f"dev{power!r}"):
-        return Finished(math.nan, why=row_range_reason(f"the Tweedie deviance (power {power:g})"))
+        return Finished(math.nan, why=deviance_range_reason(power, s.over))
     if not s.in_range(f"devlow{power!r}"):
         return Finished(math.nan, why=low_reason(power))
     s.exact("TWEEDIE_DEV", f"dev{power!r}")
@@ -408,7 +408,7 @@ def d2_tweedie_parts(s: RegressionSummary, power: float) -> tuple[int, int] | Fi
     if bad:
         return Finished(math.nan, why=domain_why(rows, power))
     if not s.in_range(f"dev{power!r}"):
-        return Finished(math.nan, why=row_range_reason(f"the Tweedie deviance (power {power:g})"))
+        return Finished(math.nan, why=deviance_range_reason(power, s.over, scale_free=True))
     if not s.in_range(f"devlow{power!r}"):
         return Finished(math.nan, why=low_reason(power, scale_free=True))
     s.exact("D2_TWEEDIE", "sy", f"dev{power!r}")

@@ -21,10 +21,10 @@ from perfeval.summaries.regression import (
     LostBits,
     RegressionSummary,
     checked_products,
+    deviance_range_reason,
     deviance_rows,
     low_reason,
     ratio,
-    row_range_reason,
     weighted_median,
 )
 
@@ -125,7 +125,7 @@ def d2_tweedie(s: RegressionSummary, y: Array, w: Array | None, p: float) -> flo
     """
     num, _, _ = s.deviance(p)
     if not s.in_range(f"dev{p!r}"):
-        raise InvalidDataError(row_range_reason(f"the Tweedie deviance (power {p:g})"))
+        raise InvalidDataError(deviance_range_reason(p, s.over, scale_free=True))
     if not s.in_range(f"devlow{p!r}"):
         raise InvalidDataError(low_reason(p, scale_free=True))
     s.exact("D2_TWEEDIE", f"dev{p!r}")

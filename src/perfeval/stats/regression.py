@@ -69,6 +69,7 @@ from perfeval.summaries.regression import (
     TM_MAPE_EPS,
     LostBits,
     RegressionSummary,
+    beyond_rows,
     checked_products,
     deviance_rows,
     exact_sum,
@@ -211,7 +212,10 @@ class Replicas:
         #: each power's cases whose deviance is beyond float64's range, and those whose steps lost
         #: their bits below its normal range (left out of the sums: a replicate that draws one is NaN
         #: for the measures that read it, as evaluate() says)
-        self.dev_big = [~np.isfinite(d) & ~low for d, _, low in rows]
+        self.dev_big = [
+            beyond_rows(self.y, self.s, p, ~np.isfinite(d) & ~low)
+            for p, (d, _, low) in zip(self.need["powers"], rows, strict=True)
+        ]
         self.dev_low = [low for _, _, low in rows]
         self.devs = [(np.where(~np.isfinite(d) | low, 0.0, d), ok) for d, ok, low in rows]
         self.tm_mape = None  # MAPE:eps=torchmetrics's per-case term (0 where beyond float64's range)
@@ -250,12 +254,11 @@ class Replicas:
             devs = [checked_products(d, v) for d, _ in self.devs]
             fields["dev"] = tuple(t for t, _ in devs)
             lost.update(f"dev{p!r}" for p, (_, bits) in zip(self.need["powers"], devs, strict=True) if bits)
-            for key, flagged in (("dev", self.dev_big), ("devlow", self.dev_low)):
-                over.update(
-                    f"{key}{p!r}"
-                    for p, rows in zip(self.need["powers"], flagged, strict=True)
-                    if rows.any() and (v[rows] > 0).any()
-                )
+            flagged = [kr for big in self.dev_big for kr in big]
+            flagged += [
+                (f"devlow{p!r}", low) for p, low in zip(self.need["powers"], self.dev_low, strict=True)
+            ]
+            over.update(key for key, rows in flagged if rows.any() and (v[rows] > 0).any())
             fields["bad"] = tuple(exact_sum(v[~ok]) for _, ok in self.devs)
             fields["bad_rows"] = tuple(int(np.count_nonzero(v[~ok] > 0)) for _, ok in self.devs)
         if self.tm_mape is not None:

@@ -50,6 +50,8 @@ __all__ = [
     "beyond_reason",
     "row_range_reason",
     "low_reason",
+    "beyond_rows",
+    "deviance_range_reason",
     "no_float",
     "BELOW",
     "mape_range_reason",
@@ -230,6 +232,97 @@ def row_range_reason(what: str) -> str:
     )
 
 
+def _step_words(p: float) -> list[tuple[str, str]]:
+    """The steps of scikit-learn's formula of the Tweedie deviance of power ``p`` (not 0), in the
+    order it makes them: each as the row's step written out and what it is.
+    """
+    if p == 1:
+        return [("y / mu", "the ratio of its target and prediction"), ("y log(y / mu)", "a product")]
+    if p == 2:
+        return [
+            ("mu / y", "the ratio of its prediction and target"),
+            ("y / mu", "the ratio of its target and prediction"),
+        ]
+    k12 = (1 - p) * (2 - p)
+    return [
+        (f"y^{2 - p:g}", "a power of its target"),
+        (f"y^{2 - p:g} / {k12:g}", "a quotient"),
+        (f"mu^{1 - p:g}", "a power of its prediction"),
+        (f"y mu^{1 - p:g}", "a product of its target and a power of its prediction"),
+        (f"y mu^{1 - p:g} / {1 - p:g}", "a quotient"),
+        (f"mu^{2 - p:g}", "a power of its prediction"),
+        (f"mu^{2 - p:g} / {2 - p:g}", "a quotient"),
+    ]
+
+
+def beyond_rows(y: Array, mu: Array, power: float, big: Array) -> list[tuple[str, Array]]:
+    """The keys of :attr:`RegressionSummary.over` of the rows ``big`` (those whose deviance of
+    ``power``, as :func:`deviance_rows` rounds it, is not finite, and not ``low``), each with its
+    rows: ``"dev" + repr(power)``, all of them; ``"devstep" + repr(power) + ":" + step``, those whose
+    row's deviance IS a float64 (each term of the formula, sized from the logs of the target and the
+    prediction, below ``2**1020``: their sum, times 2, below ``2**1024``) while a step of its
+    formula, ``step`` (:func:`_step_words`: the first not finite), is beyond the range (data about
+    1e-200 of power 3: ``mu^-2`` about 1e400, the deviance about 1e200).  Power 0's one step, the
+    square, is its deviance.  ``"devrow" + repr(power)``: the others (their deviance beyond the range,
+    or not known to be inside it).
+    """
+    p = float(power)
+    out = [(f"dev{p!r}", big)]
+    if p == 0 or not big.any():
+        return out
+    ok = big  # rows inside the domain (outside it a deviance is 0: finite)
+    yy, mm = np.where(ok, y, 1.0), np.where(ok, mu, 1.0)
+    with np.errstate(all="ignore"):
+        ly, lm = _log2(yy), _log2(mm)
+        if p == 1:
+            q = yy / mm
+            steps = [q, np.where(yy == 0, 0.0, yy * np.log(q))]
+            sizes = [ly + _log2(np.log(yy) - np.log(mm)), ly, lm]
+        elif p == 2:
+            steps = [mm / yy, yy / mm]
+            sizes = [_log2(np.log(mm) - np.log(yy)), ly - lm, np.zeros(len(yy))]
+        else:
+            y2 = np.maximum(yy, 0) if p < 0 else yy
+            k12 = (1 - p) * (2 - p)
+            a, b, c = np.power(y2, 2 - p), np.power(mm, 1 - p), np.power(mm, 2 - p)
+            steps = [a, a / k12, b, yy * b, yy * b / (1 - p), c, c / (2 - p)]
+            la = (2 - p) * _log2(y2)
+            sizes = [la - _log2(k12), ly + (1 - p) * lm - _log2(1 - p), (2 - p) * lm - _log2(2 - p)]
+    left = ok & (np.maximum.reduce(sizes) < 1020)
+    named = np.zeros(len(big), dtype=bool)
+    for (words, _), step in zip(_step_words(p), steps, strict=True):
+        first = left & ~named & ~np.isfinite(step)
+        if first.any():
+            out.append((f"devstep{p!r}:{words}", first))
+            named |= first
+    if (big & ~named).any():
+        out.append((f"devrow{p!r}", big & ~named))
+    return out
+
+
+def deviance_range_reason(power: float, over: frozenset[str] | set[str], *, scale_free: bool = False) -> str:
+    """Why a measure of the Tweedie deviance of ``power`` is NaN when a row's deviance, as
+    scikit-learn's formula rounds it, is not finite (``"dev" + repr(power)`` in ``over``): the step
+    of the formula that is beyond the range (:func:`beyond_rows`' ``"devstep"`` keys) when every such
+    row's deviance is a float64, in :func:`low_reason`'s words; else :func:`row_range_reason`'s.
+    """
+    head = f"devstep{power!r}:"
+    said = {k[len(head) :] for k in over if k.startswith(head)}
+    if not said or f"devrow{power!r}" in over:
+        return row_range_reason(f"the Tweedie deviance (power {power:g})")
+    words, what = next((w, t) for w, t in _step_words(power) if w in said)
+    text = (
+        f"a step of a row's Tweedie deviance (power {power:g}: {words}, {what}) is beyond the range of a "
+        "64-bit float (about 1.8e+308), though the row's deviance is not (scikit-learn's formula gives "
+        "inf or NaN)"
+    )
+    if scale_free:
+        return text + "; scale the targets and the predictions: D^2 does not change with their scale"
+    return text + (
+        f"; scale the targets and the predictions by c (to about 1) and divide the value by c**{2 - power:g}"
+    )
+
+
 #: the words of :func:`low_reason`, which the callers that refuse a number no float64 holds look for
 BELOW = "below the normal range of a 64-bit float"
 
@@ -240,9 +333,12 @@ def low_reason(power: float, *, scale_free: bool = False) -> str:
     3, about 1e-200 of power -1): the row's number is not its deviance, and what to do (the deviance
     of power p scales by ``c**(2 - p)`` with the data; ``scale_free``: D^2 does not change).
     """
+    what = {0.0: "the square (y - mu)^2", 1.0: "the ratio y / mu or y log(y / mu)"}.get(
+        float(power), "a power, product or quotient of its target and prediction"
+    )
     head = (
-        f"a step of a row's Tweedie deviance (power {power:g}: a power, product or quotient of its target "
-        f"and prediction) is {BELOW} (2.2e-308) and lost bits the row's deviance needs (scikit-learn's "
+        f"a step of a row's Tweedie deviance (power {power:g}: {what}) is {BELOW} (2.2e-308) and "
+        "lost bits the row's deviance needs (scikit-learn's "
         "formula gives a number below 0, or 0 for a target off its prediction)"
     )
     if scale_free:
@@ -1035,7 +1131,7 @@ def _deviances(
         d, ok, low = deviance_rows(y, yhat, p)
         big = ~np.isfinite(d) & ~low
         if big.any() or low.any():
-            for key, rows in ((f"dev{p!r}", big), (f"devlow{p!r}", low)):
+            for key, rows in (*beyond_rows(y, yhat, p, big), (f"devlow{p!r}", low)):
                 if (rows if w is None else rows & (w > 0)).any():
                     over.add(key)
             d = np.where(big | low, 0.0, d)
