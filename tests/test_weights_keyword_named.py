@@ -73,6 +73,6 @@ def test_weights_is_named_as_typed_in_sample_weights_words(path, bad):
 @pytest.mark.parametrize("path", [p for p in CALLS if p.startswith("evaluate")])
 def test_a_column_name_given_to_weights_names_weights(path):
     msg = said(lambda: CALLS[path]({"weights": "w"}))
-    assert msg.startswith("`weights` ")
+    assert msg.startswith("`weights='w'`: a column's name?")  # the hint first, as sample_weight's
     assert "pass it as weight='w'" in msg and "`weights` takes the values themselves" in msg
     assert "sample_weight" not in msg
