@@ -69,7 +69,13 @@ static void *big_cache[BIG_CACHE];
 static size_t big_cache_size[BIG_CACHE];
 static pthread_mutex_t BIG_LOCK = PTHREAD_MUTEX_INITIALIZER;
 
-void *nv_big_alloc(size_t bytes)
+/* `used` (a result's, 0 for scratch): the bytes of a result, which lives as long as its caller keeps
+ * it.  A kept mapping handed out for it holds every page its earlier use made resident: so it is cut
+ * to the size asked rounded up to 2 MiB (the smallest kept one that fits may be a 48 MB sort array's),
+ * its tail given back to the system, and its pages past the result's `used` bytes (a 1 MB result's
+ * room is 8 MiB: result_room) dropped (their next touch faults in a zero page), so that a 1 MB
+ * histogram a user keeps holds about 1 MB, as a fresh mapping's untouched pages would, not 45. */
+static void *big_alloc(size_t bytes, size_t used)
 {
     if (bytes < BIG_MIN)
         return malloc(bytes);
@@ -94,8 +100,23 @@ void *nv_big_alloc(size_t bytes)
         madvise(p, sz, MADV_HUGEPAGE);
 #endif
         *(size_t *)p = sz; /* header page keeps the mapping's size */
+    } else if (used) {
+        const size_t huge = (size_t)2 << 20, have = *(size_t *)p, want = (sz + huge - 1) & ~(huge - 1);
+        size_t keep = have;
+        if (have > want) {
+            munmap((char *)p + want, have - want);
+            *(size_t *)p = keep = want;
+        }
+        size_t live = (4096 + used + huge - 1) & ~(huge - 1); /* the header and the result's bytes */
+        if (live < keep)
+            madvise((char *)p + live, keep - live, MADV_DONTNEED);
     }
     return (char *)p + 4096;
+}
+
+void *nv_big_alloc(size_t bytes)
+{
+    return big_alloc(bytes, 0);
 }
 
 /* q (nv_big_alloc's, of `bytes`) into the kept mappings while they stay within `limit` bytes, the
@@ -274,8 +295,9 @@ PyTypeObject nv_BufType = {
     .tp_doc = "A writable buffer of raw bytes (float32 or int32 columns).",
 };
 
-/* a Buf of `cap` bytes whose visible length is `len` (<= cap; set it later when still unknown) */
-PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap)
+/* a Buf of `cap` bytes whose visible length is `len` (<= cap; set it later when still unknown); a
+ * result's (keep 0, at most `len` bytes written) holding no more than it needs (big_alloc's `used`) */
+static PyObject *buf_make(Py_ssize_t len, Py_ssize_t cap, int keep)
 {
     nv_BufObject *b = PyObject_New(nv_BufObject, &nv_BufType);
     if (!b)
@@ -283,14 +305,19 @@ PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap)
     b->len = len;
     b->cap = cap;
     b->exports = 0;
-    b->keep = 1;
-    b->data = nv_big_alloc((size_t)(cap ? cap : 1));
+    b->keep = keep;
+    b->data = big_alloc((size_t)(cap ? cap : 1), keep ? 0 : (size_t)(len ? len : 1));
     if (!b->data) {
         b->len = b->cap = 0;
         Py_DECREF(b);
         return PyErr_NoMemory();
     }
     return (PyObject *)b;
+}
+
+PyObject *nv_buf_new_cap(Py_ssize_t len, Py_ssize_t cap)
+{
+    return buf_make(len, cap, 1);
 }
 
 /* The room of a result of `bytes`: from ROOM_HUGE bytes up, at least BIG_MIN, so that it is a
@@ -306,10 +333,7 @@ static size_t result_room(size_t bytes)
 /* a result: result_room's room, kept when it dies only within NV_RETAIN (Buf_dealloc) */
 PyObject *nv_buf_result(Py_ssize_t len)
 {
-    PyObject *b = nv_buf_new_cap(len, (Py_ssize_t)result_room((size_t)len));
-    if (b)
-        ((nv_BufObject *)b)->keep = 0;
-    return b;
+    return buf_make(len, (Py_ssize_t)result_room((size_t)len), 0);
 }
 
 static PyObject *buf_new(Py_ssize_t len)

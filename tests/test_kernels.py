@@ -332,6 +332,42 @@ def test_empty_is_a_writable_result_room():
     K.release_cache()
 
 
+def _resident_pages(addr: int, nbytes: int) -> int:
+    """How many of the pages at addr .. addr + nbytes (page-aligned) are in memory (mincore)."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p]
+    vec = ctypes.create_string_buffer(nbytes // 4096)
+    assert libc.mincore(addr, nbytes, vec) == 0, ctypes.get_errno()
+    return sum(b & 1 for b in vec.raw)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="mincore, Linux's")
+def test_a_result_given_a_larger_kept_mapping_holds_no_more_than_it_needs():
+    # a result lives as long as its caller keeps it: handed a kept mapping far larger than its room
+    # (the only one kept: a 48 MiB sort array's, every page of it resident), it keeps its room
+    # rounded up to 2 MiB, and none of its pages past its own bytes resident (else a 1 MB histogram
+    # a user keeps holds 48 MiB of memory)
+    K.release_cache()
+    scratch = K.zeros(48 << 20)  # (cleared: every page touched)
+    del scratch
+    assert K.cache_bytes()[0] == 1
+    r = K.empty(3 << 20)  # its room: 8 MiB (result_room)
+    assert K.cache_bytes() == (0, 0)  # (it took the kept one)
+    a = np.frombuffer(r, np.uint8)
+    start = a.ctypes.data
+    assert start % 4096 == 0
+    # past its 3 MiB (rounded up to 2 MiB from the mapping's start, a page before it): not resident
+    assert _resident_pages(start + (4 << 20) - 4096, 4 << 20) == 0
+    a[:] = 7  # all of it writable
+    assert int(a.sum()) == 7 * (3 << 20)
+    del a, r
+    count, total = K.cache_bytes()  # kept when it died (within RETAIN): its size says what it held
+    assert count == 1 and (8 << 20) < total <= 10 << 20
+    K.release_cache()
+
+
 def test_an_evaluation_leaves_at_most_retain_kept_for_the_next():
     import perfeval
 
@@ -347,6 +383,36 @@ def test_an_evaluation_leaves_at_most_retain_kept_for_the_next():
         assert count >= 1 and 0 < total <= K.RETAIN  # the group kernels' scratch, kept
         again = perfeval.evaluate(y, s, groups=g, measures=["gauc", "cal_slope"]).to_dict()
     assert json.dumps(first, sort_keys=True, default=str) == json.dumps(again, sort_keys=True, default=str)
+    assert K.cache_bytes()[1] <= K.RETAIN
+    K.release_cache()
+
+
+@pytest.mark.parametrize("dialect", ["perf", "trec_eval"])
+def test_a_dialects_evaluation_leaves_at_most_retain_kept_too(dialect):
+    # a dialect's evaluation hands back the kept scratch as evaluate's own does: 96 MiB kept before
+    # it (two mappings freed by a command's reading, within the 1 GiB bound), at most RETAIN after
+    import perfeval
+
+    K.release_cache()
+    bufs = [K.zeros(48 << 20) for _ in range(2)]
+    del bufs
+    assert K.cache_bytes()[1] > K.RETAIN
+    rng = np.random.default_rng(8)
+    n = 2000
+    s = rng.random(n)
+    y = (rng.random(n) < s).astype(np.int64)
+    trec = dialect == "trec_eval"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = perfeval.evaluate(
+            y,
+            s,
+            groups=rng.integers(0, 20, n) if trec else None,
+            ids=np.arange(n) if trec else None,
+            dialect=dialect,
+            measures=["map"] if trec else ["roc"],
+        )
+    assert r.to_dict()["measures"]
     assert K.cache_bytes()[1] <= K.RETAIN
     K.release_cache()
 

@@ -425,6 +425,40 @@ def evaluate_cases(
     or the dialect's tool's rules).  ``slices``: every slicing of ``by=`` finished from the same cases
     (:mod:`perfeval.api.slices`).  Arguments as for :func:`evaluate`.
     """
+    try:
+        return _evaluate_cases(
+            cases_of,
+            measures,
+            threshold=threshold,
+            partitions=partitions,
+            pos_label=pos_label,
+            tie_bounds=tie_bounds,
+            dialect=dialect,
+            ids=ids,
+            slices=slices,
+        )
+    finally:
+        # the kernels' scratch kept between their calls (the group kernels' sort records: huge
+        # pages, see csrc/buffers.c) handed back, but for RETAIN bytes (64 MiB) kept for the next
+        # evaluation: its pages mapped already (a fresh page costs a fault and its zeroing: a third
+        # of the per-group histograms' time over 1M rows), and no more than that left behind (a
+        # dialect's evaluation too: its tool's kernels keep their scratch as ours do)
+        _native.release_cache(_native.RETAIN)
+
+
+def _evaluate_cases(
+    cases_of: Callable[[bool], Cases],
+    measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
+    *,
+    threshold: float = 0.5,
+    partitions: Mapping[str, Sequence[Any]] | None = None,
+    pos_label: Any = None,
+    tie_bounds: bool = False,
+    dialect: str = "perfeval",
+    ids: Any = None,
+    slices: SliceRequest | None = None,
+) -> Report:
+    """:func:`evaluate_cases` but for the kept scratch handed back (its arguments)."""
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         from perfeval.dialects.apply import evaluate_dialect, parse_dialect
 
@@ -443,41 +477,34 @@ def evaluate_cases(
             checked, specs, dialect, threshold=threshold, pos_label=pos_label, ids=ids, raw=raw
         )
     specs = resolve(measures, threshold)
-    try:
-        checked = cases_of(False)
-        say_zero_weight_groups(checked.zero_groups)
-        if checked.targets is None:  # the code stage, unless the caller coded them
-            code(checked, pos_label, keep=tie_bounds)
-        if pos_label is None and not partitions:
-            _say_grades_as_labels(checked.y, specs)
-        ordered = None
-        if slices is not None and not tie_bounds:
-            from perfeval.engine.slices import Task
+    checked = cases_of(False)
+    say_zero_weight_groups(checked.zero_groups)
+    if checked.targets is None:  # the code stage, unless the caller coded them
+        code(checked, pos_label, keep=tie_bounds)
+    if pos_label is None and not partitions:
+        _say_grades_as_labels(checked.y, specs)
+    ordered = None
+    if slices is not None and not tie_bounds:
+        from perfeval.engine.slices import Task
 
-            task = Task("binary", tuple(specs), threshold, pos_label, partitions)
-            # the rows in score order once, for the overall summary and every slicing (unweighted,
-            # without queries: the same bits as in the order given)
-            ordered = slices.in_score_order(checked, task)
-        report = finish(
-            checked if ordered is None else ordered[0],
-            specs,
-            threshold=threshold,
-            partitions=partitions,
-            pos_label=pos_label,
-            tie_bounds=tie_bounds,
-        )
-        if slices is not None:
-            from perfeval.engine.slices import Task
+        task = Task("binary", tuple(specs), threshold, pos_label, partitions)
+        # the rows in score order once, for the overall summary and every slicing (unweighted,
+        # without queries: the same bits as in the order given)
+        ordered = slices.in_score_order(checked, task)
+    report = finish(
+        checked if ordered is None else ordered[0],
+        specs,
+        threshold=threshold,
+        partitions=partitions,
+        pos_label=pos_label,
+        tie_bounds=tie_bounds,
+    )
+    if slices is not None:
+        from perfeval.engine.slices import Task
 
-            task = Task("binary", tuple(specs), threshold, pos_label, partitions)
-            slices.attach(report, checked, task, ordered)
-        return report
-    finally:
-        # the kernels' scratch kept between their calls (the group kernels' sort records: huge
-        # pages, see csrc/buffers.c) handed back, but for RETAIN bytes (64 MiB) kept for the next
-        # evaluation: its pages mapped already (a fresh page costs a fault and its zeroing: a third
-        # of the per-group histograms' time over 1M rows), and no more than that left behind
-        _native.release_cache(_native.RETAIN)
+        task = Task("binary", tuple(specs), threshold, pos_label, partitions)
+        slices.attach(report, checked, task, ordered)
+    return report
 
 
 def _table_columns(table: Any, target: Any, score: Any) -> tuple[Any, Any, list[str] | None]:
