@@ -117,7 +117,6 @@ def test_read_table_keeps_empty_fields_and_refuses_them_where_used(tmp_path):
         ("w", "weight", ["--weight", "w"]),
         ("user", "group", ["--group", "user", "-m", "gauc"]),
         ("user", "group", ["--group", "user", "-m", "gauc", "--pos-label", "1"]),
-        ("doc", "id", ["--id", "doc"]),
     ],
 )
 @pytest.mark.parametrize("chunk", [64, 1 << 20])
@@ -132,6 +131,34 @@ def test_an_empty_field_of_a_column_used_is_one_line(
     said = f"t.csv, line 8: the {role} column {column!r} {EMPTY}\n"
     for code, out, err in both(tmp_path / "t.csv", ["--target", "y", "--score", "p", *argv], capsys):
         assert code == 1 and out == "" and err.endswith(said) and err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("chunk", [64, 1 << 20])
+def test_an_empty_field_of_the_id_column_is_one_line(tmp_path, capsys, small_chunks, chunk):
+    """The id column (read only by a dialect that breaks ties by id, in memory: elsewhere --id is
+    refused before any row is read) with an empty field is its line, as the other columns'."""
+    small_chunks["bytes"] = chunk
+    df = frame()
+    df["doc"] = df["doc"].astype(object)
+    df.loc[6, "doc"] = None
+    df.to_csv(tmp_path / "t.csv", index=False)
+    argv = [
+        "--target",
+        "y",
+        "--score",
+        "p",
+        "--id",
+        "doc",
+        "--dialect",
+        "trec_eval",
+        "--group",
+        "user",
+        "-m",
+        "map",
+    ]
+    code, out, err = run(["eval", tmp_path / "t.csv", *argv], capsys)
+    assert code == 1 and out == "" and err.endswith(f"t.csv, line 8: the id column 'doc' {EMPTY}\n"), err
+    assert err.count("\n") == 1
 
 
 @pytest.mark.parametrize(
