@@ -500,7 +500,7 @@ def _no_missing_label(y: np.ndarray, pos_label: Any) -> None:
         if miss.any():
             at, shown = np.flatnonzero(miss).tolist(), "NaN"
     elif y.dtype.kind == "O":
-        at = np.flatnonzero(_missing_mask(y)).tolist()
+        at = np.flatnonzero(missing_mask(y)).tolist()
         shown = repr(str(y[at[0]])) if at else ""
     if at:
         raise InvalidDataError(
@@ -509,7 +509,7 @@ def _no_missing_label(y: np.ndarray, pos_label: Any) -> None:
         )
 
 
-def _missing_mask(y: np.ndarray) -> np.ndarray:
+def missing_mask(y: np.ndarray) -> np.ndarray:
     """Where an object column holds a missing value (:func:`_missing`), in compiled loops: pandas'
     ``isna`` when pandas is loaded (its NA and NaT exist only then), else None or NaN (``v != v``);
     a Python loop over the values when a value's comparison is not one bool.

@@ -395,12 +395,12 @@ def _no_missing_cell(t: np.ndarray, names: Any, y_true: Any) -> None:
     ``names``, else the table's, when known), as the other missing targets are said
     (:func:`perfeval.base.checks.binary_targets`).
     """
-    from perfeval.base.checks import _missing_mask
+    from perfeval.base.checks import missing_mask
 
     if t.dtype.kind == "f":
         miss = np.isnan(t)
     elif t.dtype.kind == "O":
-        miss = _missing_mask(t.reshape(-1)).reshape(t.shape)
+        miss = missing_mask(t.reshape(-1)).reshape(t.shape)
     else:
         return
     if not miss.any():
