@@ -8,9 +8,10 @@ in the engine (:mod:`perfeval.engine`), which the streaming and Dask backends sh
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from perfeval import _native
 from perfeval.base.checks import (
@@ -405,6 +406,28 @@ def _no_columns_without_table(table: bool, **named: Any) -> None:
             )
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _hands_back_scratch(fn: _F) -> _F:
+    """``fn`` that hands back, whatever way it returns, the kernels' scratch kept between their
+    calls (the group kernels' sort records: huge pages, see csrc/buffers.c), but for RETAIN bytes
+    (64 MiB) kept for the next evaluation: its pages mapped already (a fresh page costs a fault and
+    its zeroing: a third of the per-group histograms' time over 1M rows), and no more than that left
+    behind (a dialect's evaluation too: its tool's kernels keep their scratch as ours do).
+    """
+
+    @functools.wraps(fn)
+    def handing_back(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            _native.release_cache(_native.RETAIN)
+
+    return cast(_F, handing_back)
+
+
+@_hands_back_scratch
 def evaluate_cases(
     cases_of: Callable[[bool], Cases],
     measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
@@ -425,40 +448,6 @@ def evaluate_cases(
     or the dialect's tool's rules).  ``slices``: every slicing of ``by=`` finished from the same cases
     (:mod:`perfeval.api.slices`).  Arguments as for :func:`evaluate`.
     """
-    try:
-        return _evaluate_cases(
-            cases_of,
-            measures,
-            threshold=threshold,
-            partitions=partitions,
-            pos_label=pos_label,
-            tie_bounds=tie_bounds,
-            dialect=dialect,
-            ids=ids,
-            slices=slices,
-        )
-    finally:
-        # the kernels' scratch kept between their calls (the group kernels' sort records: huge
-        # pages, see csrc/buffers.c) handed back, but for RETAIN bytes (64 MiB) kept for the next
-        # evaluation: its pages mapped already (a fresh page costs a fault and its zeroing: a third
-        # of the per-group histograms' time over 1M rows), and no more than that left behind (a
-        # dialect's evaluation too: its tool's kernels keep their scratch as ours do)
-        _native.release_cache(_native.RETAIN)
-
-
-def _evaluate_cases(
-    cases_of: Callable[[bool], Cases],
-    measures: Iterable[str | MeasureSpec] | str = DEFAULT_MEASURES,
-    *,
-    threshold: float = 0.5,
-    partitions: Mapping[str, Sequence[Any]] | None = None,
-    pos_label: Any = None,
-    tie_bounds: bool = False,
-    dialect: str = "perfeval",
-    ids: Any = None,
-    slices: SliceRequest | None = None,
-) -> Report:
-    """:func:`evaluate_cases` but for the kept scratch handed back (its arguments)."""
     if str(dialect).split(":")[0].strip().lower() not in ("perfeval", ""):
         from perfeval.dialects.apply import evaluate_dialect, parse_dialect
 
