@@ -107,7 +107,7 @@ cwarn:
 # test is left out (its server does not start with the sanitizer runtimes preloaded).
 SANITIZE_TESTS := tests/test_kernels.py tests/test_csv_fast_path.py tests/test_ranking_kernels.py tests/test_summary_sums.py tests/test_bootstrap.py tests/test_replicate_plans.py tests/test_contest.py tests/test_delong.py \
                   tests/test_summaries.py tests/test_measures_reference.py tests/test_stream_spill.py \
-                  tests/test_class_kernels.py tests/test_multiclass_groups.py tests/test_golden.py
+                  tests/test_class_kernels.py tests/test_multiclass_groups.py tests/test_calibration_kernels.py tests/test_golden.py
 sanitize: $(BIN)/perf
 	PERFEVAL_SANITIZE=1 $(BIN)/python -m pip install --quiet --no-deps -e .
 	nm -D --undefined-only src/perfeval/_native.*.so | grep -q __asan_ || { echo "not a sanitizer build"; exit 1; }

@@ -485,9 +485,8 @@ static int pav_push(pav_stack *st, double p, double w, Py_ssize_t c)
  *   murphy: MCB += wt (s - ybar)^2, DSC += wt (ybar - obar)^2;
  *   corp:   MCB += wt (s - ybar)^2 - wt (c - ybar)^2, DSC += wt (c - obar)^2 (c: the cell's block's
  *           P / W);
- * each over n, UNC = obar (1 - obar), MCB NaN when a score is outside [0, 1].  A split source of a
- * murphy decomposition skips the first pass: its n and P are the classes' sizes (whole numbers,
- * exact in any order), its scores' range at the ends of the two arrays.  -1: out of memory. */
+ * each over n, UNC = obar (1 - obar), MCB NaN when a score is outside [0, 1] (brier_of_split below:
+ * the same numbers of a summary of unit cases from its classes' scores).  -1: out of memory. */
 static int brier_group(const cal_src *s0, int corp, pav_stack *st, double out[3])
 {
     cal_src s = *s0;
@@ -495,13 +494,7 @@ static int brier_group(const cal_src *s0, int corp, pav_stack *st, double out[3]
     int outside = 0;
     Py_ssize_t c = 0;
     st->top = 0;
-    if (s.split && !corp) {
-        n = (double)(s.np_ + s.nn), P = (double)s.np_;
-        double lo = fmin(s.np_ ? s.ps[0] : INFINITY, s.nn ? s.ns[0] : INFINITY);
-        double hi = fmax(s.np_ ? s.ps[s.np_ - 1] : -INFINITY, s.nn ? s.ns[s.nn - 1] : -INFINITY);
-        outside = s.np_ + s.nn > 0 && (lo < 0.0 || hi > 1.0);
-    } else
-        while (src_next(&s, &v, &p, &w)) {
+    while (src_next(&s, &v, &p, &w)) {
             if (!(w > 0))
                 continue;
             n += w;
@@ -573,7 +566,7 @@ PyObject *nv_brier_cells(PyObject *Py_UNUSED(self), PyObject *args)
     NOGIL_BEGIN
     for (Py_ssize_t g = 0; g < G && !bad; g++) {
         cal_src s = {.sc = in.v[0].buf, .pos = in.v[1].buf, .neg = in.v[2].buf, .k = bounds[g], .end = bounds[g + 1]};
-        double r[3];
+        double r[3] = {0.0, 0.0, 0.0};
         bad = brier_group(&s, corp, &st, r) < 0;
         o[g] = r[0], o[G + g] = r[1], o[2 * G + g] = r[2];
     }
@@ -587,25 +580,381 @@ PyObject *nv_brier_cells(PyObject *Py_UNUSED(self), PyObject *args)
     return res;
 }
 
-/* brier_split(pos_scores, neg_scores, corp) -> (MCB, DSC, UNC) of the summary of unit cases whose
- * positives' and negatives' scores are given, each sorted ascending: brier_cells's numbers over that
- * summary's cells, bit for bit, walked from the two arrays without making the summary (three arrays
- * of 80 MB for 10M distinct scores). */
+/* ---- the decomposition of a summary of unit cases, from its classes' sorted scores ---------------
+ *
+ * brier_group's numbers over the summary's cells, bit for bit, in two passes faster than its walk:
+ * the first finds the cells (a merge of the two classes) and, for CORP, pools their shares; the
+ * second adds the sums in score order from what the first recorded of each cell (its make: one
+ * negative, one positive, or a run of equal scores), without comparing the classes' scores again.
+ * The first pass is cut into parts by score (every score of a part below every score of the next,
+ * so a run of equal scores is never cut) run on threads, each part's cells pooled alone; the parts'
+ * blocks are then pooled in order.  Pooling adjacent violators in any order ends at the one
+ * isotonic fit, and here every block's positive weight and weight are whole numbers (counts, exact
+ * in any order) whose quotient is correctly rounded, so every cell's recalibrated share c is the
+ * same double however the cells were cut, provided two different quotients of counts are never the
+ * same double: true below 2**26 cases (two shares p/q != p'/q' differ by at least 1 / (q q') >
+ * 2**-52, more than a double's spacing below 1), so a larger summary is one part.  The sums of the
+ * second pass are one thread's, in score order (their bits are brier_group's). */
+
+typedef struct {
+    double p, w, r; /* positive weight, weight, share p / w */
+    Py_ssize_t s;   /* the block's first cell */
+} pav_blk;
+
+typedef struct {
+    pav_blk *b;
+    Py_ssize_t top, cap;
+} blk_stack;
+
+static int blk_room(blk_stack *st)
+{
+    size_t cap = st->cap ? 2 * (size_t)st->cap : 4096;
+    pav_blk *b = realloc(st->b, cap * sizeof(pav_blk));
+    if (!b)
+        return -1;
+    st->b = b, st->cap = (Py_ssize_t)cap;
+    return 0;
+}
+
+/* a block (p, w) whose first cell is c onto st, pooled with the blocks below it while they violate
+ * (brier_group's pav_push: the same comparisons of the same quotients) */
+static inline int blk_push(blk_stack *st, double p, double w, Py_ssize_t c, int eager)
+{
+    if (st->top == st->cap && blk_room(st) < 0)
+        return -1;
+    pav_blk *b = st->b;
+    Py_ssize_t top = st->top;
+    b[top].p = p, b[top].w = w, b[top].r = p / w, b[top].s = c;
+    top++;
+    while (top > 1 && (b[top - 2].r > b[top - 1].r || (eager && b[top - 2].r == b[top - 1].r))) {
+        b[top - 2].p += b[top - 1].p;
+        b[top - 2].w += b[top - 1].w;
+        b[top - 2].r = b[top - 2].p / b[top - 2].w;
+        top--;
+    }
+    st->top = top;
+    return 0;
+}
+
+typedef struct {
+    const double *ps, *ns;
+    Py_ssize_t np_, nn;        /* the whole arrays' lengths */
+    Py_ssize_t i0, i1, j0, j1; /* the part: ps[i0:i1] and ns[j0:j1] */
+    uint8_t *kind;             /* each cell's make (0: one negative, 1: one positive, 2: a run), from
+                                * kind[i0 + j0] */
+    Py_ssize_t cells;          /* the part's number of cells */
+    int corp, eager, bad;
+    blk_stack st; /* corp: the part's blocks, their first cells counted from the part's first */
+} split_part;
+
+/* the run of equal scores at ps[*i], ns[*j] (the smaller head; bounds i1, j1): its positives and
+ * negatives, the indexes moved past it */
+static inline void split_run(const double *ps, const double *ns, Py_ssize_t *i, Py_ssize_t *j, Py_ssize_t i1,
+                             Py_ssize_t j1, double *v, double *m, double *q)
+{
+    Py_ssize_t a = *i, b = *j;
+    double u = b >= j1 || (a < i1 && ps[a] <= ns[b]) ? ps[a] : ns[b];
+    while (a < i1 && ps[a] == u)
+        a++;
+    while (b < j1 && ns[b] == u)
+        b++;
+    *v = u + 0.0, *m = (double)(a - *i), *q = (double)(b - *j);
+    *i = a, *j = b;
+}
+
+/* a if t (1), else b (t 0), chosen without a branch: the compilers make `t ? a : b` a branch, and
+ * t is the class of the next score, at random (a branch on it is mispredicted half the time) */
+static inline const double *pick(Py_ssize_t t, const double *a, const double *b)
+{
+    const uintptr_t m = (uintptr_t)0 - (uintptr_t)t;
+    return (const double *)(((uintptr_t)a & m) | ((uintptr_t)b & ~m));
+}
+
+/* x if t (1), else y (t 0), chosen without a branch (as pick) */
+static inline double dsel(Py_ssize_t t, double x, double y)
+{
+    uint64_t ux, uy, m = (uint64_t)0 - (uint64_t)t;
+    memcpy(&ux, &x, 8), memcpy(&uy, &y, 8);
+    ux = (ux & m) | (uy & ~m);
+    memcpy(&x, &ux, 8);
+    return x;
+}
+
+/* the 64 bits of a double: in the order of the doubles above 0 (+inf too) */
+static inline uint64_t dbits(const double *x)
+{
+    uint64_t u;
+    memcpy(&u, x, 8);
+    return u;
+}
+
+/* the merge of one part: each cell's make into kind, from kind[i0 + j0]; its number of cells */
+static Py_ssize_t split_merge(const split_part *z)
+{
+    const double *ps = z->ps, *ns = z->ns;
+    const Py_ssize_t i1 = z->i1, j1 = z->j1;
+    /* while both classes have a score here and a next one to look at (a next one past the part is
+     * above every score of it) */
+    const Py_ssize_t ie = i1 < z->np_ ? i1 : z->np_ - 1, je = j1 < z->nn ? j1 : z->nn - 1;
+    uint8_t *kind = z->kind + z->i0 + z->j0;
+    Py_ssize_t i = z->i0, j = z->j0, c = 0;
+    double v, m, q;
+    for (;;) {
+        /* the common cell: one score above 0 (no other of its class or the other class equal to
+         * it), its class chosen without a branch (the classes interleave at random: a branch on it
+         * is mispredicted half the time).  Above 0 the doubles are in the order of their bits, so
+         * the scores are compared as integers and the heads moved on by integer selects, their
+         * next scores loaded before the comparison that says which moves on. */
+        if (i < ie && j < je && ps[i] > 0.0 && ns[j] > 0.0) {
+            uint64_t a = dbits(ps + i), b = dbits(ns + j);
+            for (;;) {
+                const uint64_t a1 = dbits(ps + i + 1), b1 = dbits(ns + j + 1);
+                if (a == b || a == a1 || b == b1)
+                    break; /* a run of equal scores (or one beside the other head) */
+                const uint64_t t = a < b, mt = (uint64_t)0 - t;
+                kind[c] = (uint8_t)t;
+                i += (Py_ssize_t)t, j += 1 - (Py_ssize_t)t, c++;
+                a = (a1 & mt) | (a & ~mt), b = (b & mt) | (b1 & ~mt);
+                if (i >= ie || j >= je)
+                    break;
+            }
+        }
+        if (i >= i1 && j >= j1)
+            break;
+        split_run(ps, ns, &i, &j, i1, j1, &v, &m, &q);
+        kind[c] = m + q == 1.0 ? (uint8_t)m : 2;
+        c++;
+    }
+    return c;
+}
+
+/* the length of the run of cells of make e (0 or 1) at kind[c] (< end): 8 makes compared at once */
+static inline Py_ssize_t make_run(const uint8_t *kind, Py_ssize_t c, Py_ssize_t end, uint64_t e)
+{
+    const uint64_t pat = e * 0x0101010101010101ULL;
+    Py_ssize_t k = c + 1;
+    for (; k + 8 <= end; k += 8) {
+        uint64_t x;
+        memcpy(&x, kind + k, 8);
+        x ^= pat;
+        if (x) /* little-endian: the first byte that differs is the lowest set bit's */
+            return k + (__builtin_ctzll(x) >> 3) - c;
+    }
+    while (k < end && kind[k] == e)
+        k++;
+    return k - c;
+}
+
+/* the part's cells pooled (kind: their makes), their first cells counted from the part's first.
+ * eager: a block of the same share as the one below it joins it (the same fitted shares: see
+ * above), so a run of cells of one class is one block, pushed at once */
+static int split_pool(split_part *z, int eager)
+{
+    const double *ps = z->ps, *ns = z->ns;
+    const uint8_t *kind = z->kind + z->i0 + z->j0;
+    const Py_ssize_t cells = z->cells;
+    Py_ssize_t i = z->i0, j = z->j0;
+    blk_stack *st = &z->st;
+    for (Py_ssize_t c = 0; c < cells;) {
+        const Py_ssize_t e = kind[c];
+        if (e < 2 && eager) {
+            const Py_ssize_t L = make_run(kind, c, cells, (uint64_t)e);
+            const double t = (double)e, w = (double)L;
+            i += e * L, j += (1 - e) * L;
+            if (st->top && st->b[st->top - 1].r == t) { /* P / W == t: (P + t L) / (W + L) too */
+                st->b[st->top - 1].p += t * w;
+                st->b[st->top - 1].w += w;
+            } else if (blk_push(st, t * w, w, c, 1) < 0)
+                return -1;
+            c += L;
+        } else if (e < 2) {
+            i += e, j += 1 - e;
+            if (blk_push(st, (double)e, 1.0, c, 0) < 0)
+                return -1;
+            c++;
+        } else {
+            double v, m, q;
+            split_run(ps, ns, &i, &j, z->i1, z->j1, &v, &m, &q);
+            if (blk_push(st, m, m + q, c, eager) < 0)
+                return -1;
+            c++;
+        }
+    }
+    return 0;
+}
+
+static void *split_first(void *arg)
+{
+    split_part *z = arg;
+    z->cells = split_merge(z);
+    if (z->corp && split_pool(z, z->eager) < 0)
+        z->bad = 1;
+    return NULL;
+}
+
+/* the first index of x[0:n] (ascending) at or above u */
+static Py_ssize_t lower_bound(const double *x, Py_ssize_t n, double u)
+{
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = lo + (hi - lo) / 2;
+        if (x[mid] < u)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* the r-th smallest score of both classes (0 <= r < np + nn), by the co-rank of the merge */
+static double split_rank(const double *ps, Py_ssize_t np_, const double *ns, Py_ssize_t nn, Py_ssize_t r)
+{
+    Py_ssize_t lo = r > nn ? r - nn : 0, hi = r < np_ ? r : np_; /* how many positives below rank r */
+    while (lo < hi) {
+        Py_ssize_t i = lo + (hi - lo) / 2, j = r - i; /* i positives and j negatives below: too few positives? */
+        if (ps[i] < ns[j - 1])
+            lo = i + 1;
+        else
+            hi = i;
+    }
+    Py_ssize_t i = lo, j = r - lo;
+    return j >= nn || (i < np_ && ps[i] <= ns[j]) ? ps[i] : ns[j];
+}
+
+#define SPLIT_PARTS 8
+#define SPLIT_THREADED (1 << 17) /* cases below which the first pass is one part */
+#define SPLIT_EXACT (1 << 26)    /* cases from which it is one part (see above) */
+
+static int fit_threads(void);
+
+/* (MCB, DSC, UNC) of the summary of unit cases whose classes' sorted scores are ps and ns:
+ * brier_group's of its cells.  parts: the first pass's parts (0: by the size and the processors);
+ * exact: the number of cases from which CORP's first pass is one part pooling only violators, as
+ * brier_group does (SPLIT_EXACT; the tests set it lower).  -1: out of memory. */
+static int brier_of_split(const double *ps, Py_ssize_t np_, const double *ns, Py_ssize_t nn, int corp, int parts,
+                          long long exact, double out[3])
+{
+    const Py_ssize_t N = np_ + nn;
+    const double n = (double)N, P = (double)np_, obar = P / n;
+    double lo = fmin(np_ ? ps[0] : INFINITY, nn ? ns[0] : INFINITY);
+    double hi = fmax(np_ ? ps[np_ - 1] : -INFINITY, nn ? ns[nn - 1] : -INFINITY);
+    const int outside = N > 0 && (lo < 0.0 || hi > 1.0);
+    int T = parts > 0 ? parts : N < SPLIT_THREADED ? 1 : fit_threads();
+    T = N >= exact && corp ? 1 : T < 1 ? 1 : T > SPLIT_PARTS ? SPLIT_PARTS : T;
+    if (N < T)
+        T = N > 0 ? (int)N : 1;
+    split_part z[SPLIT_PARTS];
+    pthread_t tid[SPLIT_PARTS];
+    int started[SPLIT_PARTS] = {0};
+    uint8_t *kind = nv_big_alloc((size_t)N + 1); /* kept between evaluations (its pages made once) */
+    if (!kind)
+        return -1;
+    Py_ssize_t ib = 0, jb = 0;
+    for (int t = 0; t < T; t++) {
+        Py_ssize_t ie = np_, je = nn;
+        if (t + 1 < T) { /* this part: the scores below the (t + 1) N / T-th smallest */
+            double x = split_rank(ps, np_, ns, nn, (Py_ssize_t)((double)N * (t + 1) / T));
+            ie = lower_bound(ps, np_, x), je = lower_bound(ns, nn, x);
+            ie = ie < ib ? ib : ie, je = je < jb ? jb : je;
+        }
+        z[t] = (split_part){.ps = ps, .ns = ns, .np_ = np_, .nn = nn, .i0 = ib, .i1 = ie, .j0 = jb, .j1 = je,
+                            .kind = kind, .corp = corp, .eager = N < exact};
+        ib = ie, jb = je;
+    }
+    for (int t = 1; t < T; t++)
+        started[t] = pthread_create(&tid[t], NULL, split_first, &z[t]) == 0;
+    split_first(&z[0]);
+    int bad = z[0].bad;
+    for (int t = 1; t < T; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            split_first(&z[t]);
+        bad |= z[t].bad;
+    }
+    /* the parts' blocks pooled in order onto the first part's, their first cells counted from the
+     * summary's first */
+    Py_ssize_t before = z[0].cells;
+    for (int t = 1; t < T && corp && !bad; t++) {
+        for (Py_ssize_t k = 0; k < z[t].st.top && !bad; k++)
+            bad = blk_push(&z[0].st, z[t].st.b[k].p, z[t].st.b[k].w, z[t].st.b[k].s + before, z[0].eager) < 0;
+        before += z[t].cells;
+    }
+    double mcb = 0.0, dsc = 0.0, cv = 0.0;
+    const pav_blk *B = z[0].st.b;
+    const Py_ssize_t top = z[0].st.top;
+    Py_ssize_t blk = -1, next = 0, c = 0; /* the block of the cell c, and the first cell of the next */
+    for (int t = 0; t < T && !bad; t++) {
+        const uint8_t *kd = kind + z[t].i0 + z[t].j0;
+        Py_ssize_t i = z[t].i0, j = z[t].j0;
+        for (Py_ssize_t k = 0; k < z[t].cells; k++, c++) {
+            double v, p, w;
+            const Py_ssize_t e1 = kd[k];
+            if (e1 < 2) { /* one case: its class's next score, chosen without a branch */
+                v = *pick(e1, ps + i, ns + j) + 0.0;
+                p = (double)e1, w = 1.0;
+                i += e1, j += 1 - e1;
+            } else {
+                double m, q;
+                split_run(ps, ns, &i, &j, np_, nn, &v, &m, &q);
+                p = m, w = m + q;
+            }
+            double ybar = p / w, d = v - ybar;
+            if (corp) {
+                if (c == next) { /* into the next block */
+                    blk++;
+                    cv = B[blk].r;
+                    next = blk + 1 < top ? B[blk + 1].s : PY_SSIZE_T_MAX;
+                }
+                double e = cv - ybar, f = cv - obar;
+                mcb += w * (d * d) - w * (e * e);
+                dsc += w * (f * f);
+            } else {
+                double f = ybar - obar;
+                mcb += w * (d * d);
+                dsc += w * (f * f);
+            }
+        }
+    }
+    for (int t = 0; t < T; t++)
+        free(z[t].st.b);
+    nv_big_free(kind, (size_t)N + 1);
+    if (bad)
+        return -1;
+    out[0] = outside ? NAN : mcb / n;
+    out[1] = dsc / n;
+    out[2] = obar * (1.0 - obar);
+    return 0;
+}
+
+/* brier_split(pos_scores, neg_scores, corp, parts=0, exact=2**26) -> (MCB, DSC, UNC) of the summary
+ * of unit cases whose positives' and negatives' scores are given, each sorted ascending (no NaN):
+ * brier_cells's numbers over that summary's cells, bit for bit, without making the summary (three
+ * arrays of 80 MB for 10M distinct scores).  parts (1 .. 8) and exact (brier_of_split) are for the
+ * tests (parts 0: chosen by the size and the processors). */
 PyObject *nv_brier_split(PyObject *Py_UNUSED(self), PyObject *args)
 {
     PyObject *ao, *bo;
-    int corp;
+    int corp, parts = 0;
+    long long exact = SPLIT_EXACT;
     nv_args in = {0};
-    if (!PyArg_ParseTuple(args, "OOp", &ao, &bo, &corp) || nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bo, NV_F64) < 0)
+    if (!PyArg_ParseTuple(args, "OOp|iL", &ao, &bo, &corp, &parts, &exact))
         return NULL;
-    cal_src s = {.split = 1, .ps = in.v[0].buf, .np_ = in.n[0], .ns = in.v[1].buf, .nn = in.n[1]};
-    pav_stack st = {0};
+    if (parts < 0 || parts > SPLIT_PARTS)
+        return PyErr_Format(PyExc_ValueError, "brier_split: parts must be 0 .. %d, not %d", SPLIT_PARTS, parts);
+    if (nv_arg(&in, ao, NV_F64) < 0 || nv_arg(&in, bo, NV_F64) < 0)
+        return NULL;
+    const double *ps = in.v[0].buf, *ns = in.v[1].buf;
+    Py_ssize_t np_ = in.n[0], nn = in.n[1];
+    if ((np_ && isnan(ps[np_ - 1])) || (nn && isnan(ns[nn - 1]))) {
+        nv_args_fail(&in, PyExc_ValueError, "brier_split: a NaN score");
+        return NULL;
+    }
     double r[3];
     int bad;
     NOGIL_BEGIN
-    bad = brier_group(&s, corp, &st, r) < 0;
+    bad = brier_of_split(ps, np_, ns, nn, corp, parts, exact, r) < 0;
     NOGIL_END
-    pav_free(&st);
     nv_args_release(&in);
     if (bad)
         return PyErr_NoMemory();

@@ -66,6 +66,66 @@ def test_brier_parts_from_the_classes_scores_are_the_cells_bit_for_bit(seed):
     assert C.brier_unc(split) == C.brier_unc(cells) == C.brier_parts(cells, "murphy")[2]
 
 
+def _split_cases():
+    """Classes' scores of every make: distinct, tied (across the classes and within one), zeros of
+    both signs, scores outside [0, 1], one class, none, one score for all, the classes apart."""
+    rng = np.random.default_rng(7)
+    for k in range(40):
+        n = int(rng.integers(0, 40 if k % 4 == 0 else 4000))
+        s = rng.random(n)
+        if k % 3 == 1:
+            s = np.round(s, int(rng.integers(1, 4)))
+        if k % 5 == 2:
+            s[rng.random(n) < 0.3] = 0.0
+            s[rng.random(n) < 0.1] = -0.0
+        if k % 7 == 3:
+            s = s * 1.4 - 0.2
+        y = rng.random(n) < s if k % 6 else rng.random(n) < 0.5
+        if k % 11 == 5:
+            y = s > np.median(s) if n else y  # every positive above every negative
+        if k % 13 == 6:
+            s = np.full(n, 0.25)
+        if k % 17 == 7:
+            y = np.ones(n, bool)
+        yield y.astype(int), s
+
+
+@pytest.mark.parametrize("form", ["corp", "murphy"])
+def test_brier_split_in_parts_and_pools_has_the_cells_bits(form):
+    """The classes' merge cut into parts (on threads), each pooled alone, the parts' blocks pooled
+    after; or one part pooling only violators (as below 2**26 cases never, `exact` 0): every way
+    the bits of the cells' kernel (brier_cells), the signs of zeros too."""
+    for y, s in _split_cases():
+        cells = ScoreHistogram.from_arrays(y, s)
+        want = C.brier_groups(cells.scores, cells.pos, cells.neg, np.array([0, len(cells.scores)]), form)
+        want = [float(w[0]) for w in want]
+        ps, ns = np.sort(s[y == 1]), np.sort(s[y == 0])
+        for parts in (0, 1, 2, 3, 5, 8):
+            for exact in (2**26, 0):
+                got = _native.brier_split(ps, ns, form == "corp", parts, exact)
+                assert all(map(_same_bits, got, want)), (len(s), parts, exact, got, want)
+
+
+def _same_bits(a: float, b: float) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or (a == b and math.copysign(1, a) == math.copysign(1, b))
+
+
+def test_brier_split_on_threads_has_the_cells_bits():
+    """A summary large enough to be cut on the processors by itself (parts chosen)."""
+    y, s = _data(4, 300_000)
+    s = np.where(np.arange(len(s)) % 50 == 0, np.round(s, 2), s)  # some ties among the distinct
+    split, cells = _pair(y, s)
+    for form in ("corp", "murphy"):
+        assert C.brier_parts(split, form) == C.brier_parts(cells, form), form
+
+
+def test_brier_split_refuses_a_nan_score_and_bad_parts():
+    with pytest.raises(ValueError, match="NaN"):
+        _native.brier_split(np.array([0.1, np.nan]), np.array([0.2]), True)
+    with pytest.raises(ValueError, match="parts"):
+        _native.brier_split(np.array([0.1]), np.array([0.2]), True, 9)
+
+
 def test_brier_kernels_agree_with_the_numpy_formulas():
     """The textbook sums over the cells (Murphy's) and scikit-learn's isotonic regression (CORP)."""
     from sklearn.isotonic import IsotonicRegression
