@@ -148,3 +148,24 @@ def test_a_measure_named_twice_by_two_spellings_says_they_are_one():
         perfeval.evaluate([0, 1], [0.2, 0.7], measures=["mse", "brier"])
     with pytest.raises(perfeval.InvalidParameterError, match=r"^measure named twice: ROC$"):
         perfeval.evaluate([0, 1], [0.2, 0.7], measures=iter(["roc", "roc"]))
+
+
+def test_huge_whole_weights_are_said_by_weight_not_as_a_count():
+    # weights of 1e50 are whole numbers, but no count of cases: the reason gives their total weight
+    # (as for fractional weights), not a 51-digit number of "scores" or "cases"
+    y, s = _probabilities()
+    s[:3] = 0.0
+    w = np.full(len(s), 1e50)
+    r, _ = _evaluate(y, s, ["cal_slope"], sample_weight=w)
+    assert r.results["CAL_SLOPE"].why == (
+        "cases of total weight 3e+50 (1 distinct score) are exactly 0 or 1: the logit is infinite"
+    )
+    r, _ = _evaluate(
+        np.ones(5, int), np.linspace(0.1, 0.9, 5), ["tpr_at_fpr@0.1"], sample_weight=np.full(5, 1e50)
+    )
+    assert r.results["TPR_AT_FPR@0.1"].why == "one class only: every case (total weight 5e+50) is positive"
+    y, s, g = np.array([1, 1, 1, 0, 1, 0]), np.linspace(0.1, 0.6, 6), np.array([0, 0, 0, 1, 1, 1])
+    r, _ = _evaluate(y, s, ["tpr_at_fpr@0.1"], groups=g, sample_weight=np.full(6, 1e50))
+    assert r.results["TPR_AT_FPR@0.1"].undefined_groups_why == [
+        "one class only: every case (total weight 3e+50) is positive"
+    ]

@@ -71,6 +71,31 @@ def test_task_regression_on_a_0_1_target_and_task_binary(tmp_path, capsys):
     assert code == 0 and "RMS " in out and "RMSE_REG" not in out
 
 
+@pytest.mark.parametrize("extra", [[], ["--stream"]])
+def test_a_regression_measure_under_task_binary_is_one_line_not_dropped(tmp_path, capsys, extra):
+    """--task binary with a regression measure (alone or beside a binary one): one line, exit 2, never
+    an empty table (the measure was left out without a word); as in Python, evaluate and a Metric."""
+    import perfeval
+    from perfeval.exceptions import InvalidParameterError
+
+    path = tmp_path / "t.csv"
+    path.write_text("y,p\n1,0.9\n0,0.2\n1,0.6\n0,0.4\n")
+    for m in ("mae", "mae,roc"):
+        code, out, err = _run(["eval", str(path), "-m", m, "--task", "binary", *extra], capsys)
+        assert code == 2 and out == ""
+        assert err.strip().splitlines() == [
+            "perfeval: error: MAE is a regression measure, but the target is read as 0/1 labels here "
+            "(task='binary', or a summary of them); give the real targets and predictions "
+            "(task='regression')"
+        ]
+    with pytest.raises(InvalidParameterError, match="MAE is a regression measure"):
+        perfeval.evaluate([1, 0, 1, 0], [0.9, 0.2, 0.6, 0.4], measures=["mae", "roc"], task="binary")
+    m = perfeval.Metric(["mae"], task="binary")
+    with pytest.raises(InvalidParameterError, match="MAE is a regression measure"):
+        m.update([1, 0, 1, 0], [0.9, 0.2, 0.6, 0.4])
+        m.compute()
+
+
 def test_per_group_and_stream(houses, capsys):
     path, y, p, g = houses
     code, out, _ = _run(

@@ -92,12 +92,25 @@ def resolve(
     return specs
 
 
+def regression_refused(spec: MeasureSpec) -> InvalidParameterError:
+    """A regression measure asked of 0/1 targets read as labels (``task="binary"``, ``--task
+    binary``, or a summary of them): the one line that says so.
+    """
+    return InvalidParameterError(
+        f"{spec.label} is a regression measure, but the target is read as 0/1 labels here (task="
+        "'binary', or a summary of them); give the real targets and predictions (task='regression')"
+    )
+
+
 def one_score_a_case(specs: list[MeasureSpec]) -> None:
-    """Measures of K classes or K labels asked of one score a case: one line saying what they read
-    (never an empty report: they would otherwise be left out without a word).
+    """Measures of K classes or K labels asked of one score a case, or a regression measure asked of
+    binary targets (``task="binary"``): one line saying what they read (never an empty report: they
+    would otherwise be left out without a word).
     """
     refuse_pending(specs)
     for s in specs:
+        if s.measure.kind == "regression":
+            raise regression_refused(s)
         if s.measure.kind == "multiclass":
             raise InvalidParameterError(
                 f"{s.label} is a measure of K classes: it reads one score column per class (two classes: "

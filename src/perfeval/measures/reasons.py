@@ -28,13 +28,19 @@ __all__ = [
 ]
 
 
+#: a total of whole-number weights at or above this (2**53) is no count of cases: float64 holds every
+#: whole number only below it, and weights of 1e50 are weights, not copies; said by weight instead
+COUNT_LIMIT = 2.0**53
+
+
 def _cases(h: ScoreHistogram, cells: np.ndarray) -> str:
     """``cells`` (a boolean mask over the summary's cells) as a number of cases: a count when the
-    summary holds counts, else their total weight and their number of distinct scores.
+    summary holds counts (a total below :data:`COUNT_LIMIT`), else their total weight and their
+    number of distinct scores.
     """
     wt = (h.pos + h.neg)[cells]
     total = float(wt.sum())
-    if h.is_counts():
+    if h.is_counts() and total < COUNT_LIMIT:
         n = int(round(total))
         return f"{n:,} score{'s are' if n != 1 else ' is'}"
     k = int(np.count_nonzero(cells))
@@ -49,12 +55,13 @@ def class_why(h: ScoreHistogram) -> str | None:
 def class_text(pos: float, neg: float, counts: bool) -> str | None:
     """:func:`class_why` of a summary whose positives and negatives weigh ``pos`` and ``neg``
     (``counts``: its weights are whole), from the totals alone (per group: every group's at once).
+    A total of :data:`COUNT_LIMIT` or more is said by weight, whole or not.
     """
     if not pos > 0 and not neg > 0:
         return "no case"
     if pos > 0 and neg > 0:
         return None
-    if counts:
+    if counts and pos + neg < COUNT_LIMIT:
         n = int(round(pos + neg))
         what = f"all {n:,} cases are" if n != 1 else "the one case is"
     else:

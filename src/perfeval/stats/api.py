@@ -61,10 +61,9 @@ def specs_of(measures: Iterable[str] | str, threshold: float, method: str | None
     specs = resolve([measures] if isinstance(measures, str) and "," not in measures else measures, threshold)
     for sp in specs:
         if sp.measure.kind == "regression":
-            raise InvalidParameterError(
-                f"{sp.label} is a regression measure, but the target is read as 0/1 labels here (task="
-                "'binary', or a summary of them); give the real targets and predictions (task='regression')"
-            )
+            from perfeval.engine.finish import regression_refused
+
+            raise regression_refused(sp)
         if method == "t":
             raise InvalidParameterError(
                 f"Student's t is for a regression's mean loss (MAE, MSE_REG, ...), not {sp.label}; "
