@@ -436,42 +436,42 @@ PyObject *nv_bin_sums_split(PyObject *Py_UNUSED(self), PyObject *args)
 
 /* ---- the Brier score's decomposition ---------------------------------------------------------- */
 
-/* the pool adjacent violators' blocks of one group: positive weight, weight, share P / W (made once
- * a block: the same quotient group_pav compares), first live cell */
+/* the pool adjacent violators' blocks of one group (first live cell s), each's share made once a
+ * block: the same quotient group_pav compares */
 typedef struct {
-    double *bp, *bw, *br;
-    Py_ssize_t *bs, top, cap;
-} pav_stack;
+    double p, w, r; /* positive weight, weight, share p / w */
+    Py_ssize_t s;   /* the block's first cell */
+} pav_blk;
 
-static void pav_free(pav_stack *st)
+typedef struct {
+    pav_blk *b;
+    Py_ssize_t top, cap;
+} blk_stack;
+
+static int blk_room(blk_stack *st)
 {
-    free(st->bp), free(st->bw), free(st->br), free(st->bs);
+    size_t cap = st->cap ? 2 * (size_t)st->cap : 4096;
+    pav_blk *b = realloc(st->b, cap * sizeof(pav_blk));
+    if (!b)
+        return -1;
+    st->b = b, st->cap = (Py_ssize_t)cap;
+    return 0;
 }
 
-static int pav_push(pav_stack *st, double p, double w, Py_ssize_t c)
+/* a block (p, w) whose first cell is c onto st, pooled with the blocks below it while they violate;
+ * eager: also while they are of the same share (brier_of_split's whole-number blocks only) */
+static inline int blk_push(blk_stack *st, double p, double w, Py_ssize_t c, int eager)
 {
-    if (st->top == st->cap) {
-        size_t cap = st->cap ? 2 * (size_t)st->cap : 1024;
-        double *q[3] = {st->bp, st->bw, st->br};
-        for (int k = 0; k < 3; k++) {
-            double *r = realloc(q[k], cap * sizeof(double));
-            if (!r)
-                return -1;
-            q[k] = r;
-            st->bp = q[0], st->bw = q[1], st->br = q[2];
-        }
-        Py_ssize_t *bs = realloc(st->bs, cap * sizeof(Py_ssize_t));
-        if (!bs)
-            return -1;
-        st->bs = bs, st->cap = (Py_ssize_t)cap;
-    }
+    if (st->top == st->cap && blk_room(st) < 0)
+        return -1;
+    pav_blk *b = st->b;
     Py_ssize_t top = st->top;
-    st->bp[top] = p, st->bw[top] = w, st->br[top] = p / w, st->bs[top] = c;
+    b[top].p = p, b[top].w = w, b[top].r = p / w, b[top].s = c;
     top++;
-    while (top > 1 && st->br[top - 2] > st->br[top - 1]) {
-        st->bp[top - 2] += st->bp[top - 1];
-        st->bw[top - 2] += st->bw[top - 1];
-        st->br[top - 2] = st->bp[top - 2] / st->bw[top - 2];
+    while (top > 1 && (b[top - 2].r > b[top - 1].r || (eager && b[top - 2].r == b[top - 1].r))) {
+        b[top - 2].p += b[top - 1].p;
+        b[top - 2].w += b[top - 1].w;
+        b[top - 2].r = b[top - 2].p / b[top - 2].w;
         top--;
     }
     st->top = top;
@@ -498,6 +498,33 @@ static inline double cs_val(const csum *a)
     return isfinite(a->s) ? a->s + a->c : a->s;
 }
 
+/* the share of the block of live cell c (cells in order from 0): *blk and *next (the first cell of
+ * the next block) move on when c reaches it; cv, the share so far */
+static inline double blk_share(const blk_stack *st, Py_ssize_t c, Py_ssize_t *blk, Py_ssize_t *next, double cv)
+{
+    if (c != *next)
+        return cv;
+    ++*blk;
+    *next = *blk + 1 < st->top ? st->b[*blk + 1].s : PY_SSIZE_T_MAX;
+    return st->b[*blk].r;
+}
+
+/* one live cell (score v, positive weight p, weight w) into MCB's and DSC's sums: Murphy's, or
+ * (corp) CORP's with cv its block's share */
+static inline void brier_add(csum *mcb, csum *dsc, int corp, double v, double p, double w, double cv, double obar)
+{
+    double ybar = p / w, d = v - ybar;
+    if (corp) {
+        double e = cv - ybar, f = cv - obar;
+        cs_add(mcb, w * (d * d) - w * (e * e));
+        cs_add(dsc, w * (f * f));
+    } else {
+        double f = ybar - obar;
+        cs_add(mcb, w * (d * d));
+        cs_add(dsc, w * (f * f));
+    }
+}
+
 /* (MCB, DSC, UNC) of one group's cells (calibration.brier_groups' arithmetic: n and P over the live
  * cells, weight > 0, in score order from 0.0; MCB's and DSC's sums the same, compensated: csum).
  * A first pass: n = sum wt, the
@@ -508,7 +535,7 @@ static inline double cs_val(const csum *a)
  *           P / W);
  * each over n, UNC = obar (1 - obar), MCB NaN when a score is outside [0, 1] (brier_of_split below:
  * the same numbers of a summary of unit cases from its classes' scores).  -1: out of memory. */
-static int brier_group(const cal_src *s0, int corp, pav_stack *st, double out[3])
+static int brier_group(const cal_src *s0, int corp, blk_stack *st, double out[3])
 {
     cal_src s = *s0;
     double n = 0.0, P = 0.0, v, p, w;
@@ -516,15 +543,15 @@ static int brier_group(const cal_src *s0, int corp, pav_stack *st, double out[3]
     Py_ssize_t c = 0;
     st->top = 0;
     while (src_next(&s, &v, &p, &w)) {
-            if (!(w > 0))
-                continue;
-            n += w;
-            P += p;
-            outside |= v < 0.0 || v > 1.0;
-            if (corp && pav_push(st, p, w, c) < 0)
-                return -1;
-            c++;
-        }
+        if (!(w > 0))
+            continue;
+        n += w;
+        P += p;
+        outside |= v < 0.0 || v > 1.0;
+        if (corp && blk_push(st, p, w, c, 0) < 0)
+            return -1;
+        c++;
+    }
     double obar = P / n, cv = 0.0;
     csum mcb = {0.0, 0.0}, dsc = {0.0, 0.0};
     Py_ssize_t blk = -1, next = 0; /* the block of the live cell c, and the first cell of the next */
@@ -533,21 +560,9 @@ static int brier_group(const cal_src *s0, int corp, pav_stack *st, double out[3]
     while (src_next(&s, &v, &p, &w)) {
         if (!(w > 0))
             continue;
-        double ybar = p / w, d = v - ybar;
-        if (corp) {
-            if (c == next) { /* into the next block */
-                blk++;
-                cv = st->br[blk];
-                next = blk + 1 < st->top ? st->bs[blk + 1] : PY_SSIZE_T_MAX;
-            }
-            double e = cv - ybar, f = cv - obar;
-            cs_add(&mcb, w * (d * d) - w * (e * e));
-            cs_add(&dsc, w * (f * f));
-        } else {
-            double f = ybar - obar;
-            cs_add(&mcb, w * (d * d));
-            cs_add(&dsc, w * (f * f));
-        }
+        if (corp)
+            cv = blk_share(st, c, &blk, &next, cv);
+        brier_add(&mcb, &dsc, corp, v, p, w, cv, obar);
         c++;
     }
     out[0] = outside ? NAN : cs_val(&mcb) / n;
@@ -583,7 +598,7 @@ PyObject *nv_brier_cells(PyObject *Py_UNUSED(self), PyObject *args)
         return NULL;
     }
     double *o = (double *)PyByteArray_AS_STRING(res);
-    pav_stack st = {0};
+    blk_stack st = {0};
     int bad = 0;
     NOGIL_BEGIN
     for (Py_ssize_t g = 0; g < G && !bad; g++) {
@@ -593,7 +608,7 @@ PyObject *nv_brier_cells(PyObject *Py_UNUSED(self), PyObject *args)
         o[g] = r[0], o[G + g] = r[1], o[2 * G + g] = r[2];
     }
     NOGIL_END
-    pav_free(&st);
+    free(st.b);
     nv_args_release(&in);
     if (bad) {
         Py_DECREF(res);
@@ -617,46 +632,6 @@ PyObject *nv_brier_cells(PyObject *Py_UNUSED(self), PyObject *args)
  * same double: true below 2**26 cases (two shares p/q != p'/q' differ by at least 1 / (q q') >
  * 2**-52, more than a double's spacing below 1), so a larger summary is one part.  The sums of the
  * second pass are one thread's, in score order (their bits are brier_group's). */
-
-typedef struct {
-    double p, w, r; /* positive weight, weight, share p / w */
-    Py_ssize_t s;   /* the block's first cell */
-} pav_blk;
-
-typedef struct {
-    pav_blk *b;
-    Py_ssize_t top, cap;
-} blk_stack;
-
-static int blk_room(blk_stack *st)
-{
-    size_t cap = st->cap ? 2 * (size_t)st->cap : 4096;
-    pav_blk *b = realloc(st->b, cap * sizeof(pav_blk));
-    if (!b)
-        return -1;
-    st->b = b, st->cap = (Py_ssize_t)cap;
-    return 0;
-}
-
-/* a block (p, w) whose first cell is c onto st, pooled with the blocks below it while they violate
- * (brier_group's pav_push: the same comparisons of the same quotients) */
-static inline int blk_push(blk_stack *st, double p, double w, Py_ssize_t c, int eager)
-{
-    if (st->top == st->cap && blk_room(st) < 0)
-        return -1;
-    pav_blk *b = st->b;
-    Py_ssize_t top = st->top;
-    b[top].p = p, b[top].w = w, b[top].r = p / w, b[top].s = c;
-    top++;
-    while (top > 1 && (b[top - 2].r > b[top - 1].r || (eager && b[top - 2].r == b[top - 1].r))) {
-        b[top - 2].p += b[top - 1].p;
-        b[top - 2].w += b[top - 1].w;
-        b[top - 2].r = b[top - 2].p / b[top - 2].w;
-        top--;
-    }
-    st->top = top;
-    return 0;
-}
 
 typedef struct {
     const double *ps, *ns;
@@ -904,8 +879,6 @@ static int brier_of_split(const double *ps, Py_ssize_t np_, const double *ns, Py
     }
     double cv = 0.0;
     csum mcb = {0.0, 0.0}, dsc = {0.0, 0.0};
-    const pav_blk *B = z[0].st.b;
-    const Py_ssize_t top = z[0].st.top;
     Py_ssize_t blk = -1, next = 0, c = 0; /* the block of the cell c, and the first cell of the next */
     for (int t = 0; t < T && !bad; t++) {
         const uint8_t *kd = kind + z[t].i0 + z[t].j0;
@@ -922,21 +895,9 @@ static int brier_of_split(const double *ps, Py_ssize_t np_, const double *ns, Py
                 split_run(ps, ns, &i, &j, np_, nn, &v, &m, &q);
                 p = m, w = m + q;
             }
-            double ybar = p / w, d = v - ybar;
-            if (corp) {
-                if (c == next) { /* into the next block */
-                    blk++;
-                    cv = B[blk].r;
-                    next = blk + 1 < top ? B[blk + 1].s : PY_SSIZE_T_MAX;
-                }
-                double e = cv - ybar, f = cv - obar;
-                cs_add(&mcb, w * (d * d) - w * (e * e));
-                cs_add(&dsc, w * (f * f));
-            } else {
-                double f = ybar - obar;
-                cs_add(&mcb, w * (d * d));
-                cs_add(&dsc, w * (f * f));
-            }
+            if (corp)
+                cv = blk_share(&z[0].st, c, &blk, &next, cv);
+            brier_add(&mcb, &dsc, corp, v, p, w, cv, obar);
         }
     }
     for (int t = 0; t < T; t++)

@@ -23,6 +23,7 @@ from perfeval.base.checks import deprecated_weights, no_table, to_numpy
 from perfeval.base.deprecation import measures_keyword
 from perfeval.engine import resolve
 from perfeval.engine.door import Targets
+from perfeval.engine.finish import regression_refused
 from perfeval.exceptions import InvalidParameterError, UndefinedMeasureWarning, user_stacklevel
 from perfeval.stats.classes import class_ci, class_compare, is_class_matrix, is_label_matrix
 from perfeval.stats.fastpaths import fast_paths
@@ -61,8 +62,6 @@ def specs_of(measures: Iterable[str] | str, threshold: float, method: str | None
     specs = resolve([measures] if isinstance(measures, str) and "," not in measures else measures, threshold)
     for sp in specs:
         if sp.measure.kind == "regression":
-            from perfeval.engine.finish import regression_refused
-
             raise regression_refused(sp)
         if method == "t":
             raise InvalidParameterError(
