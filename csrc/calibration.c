@@ -130,12 +130,12 @@ typedef struct {
     int split;
 } cal_src;
 
-static inline int src_next(cal_src *s, double *v, double *p, double *w)
+static inline int src_next(cal_src *s, double *v, double *p, double *q, double *w)
 {
     if (!s->split) {
         if (s->k >= s->end)
             return 0;
-        *v = s->sc[s->k], *p = s->pos[s->k], *w = s->pos[s->k] + s->neg[s->k];
+        *v = s->sc[s->k], *p = s->pos[s->k], *q = s->neg[s->k], *w = s->pos[s->k] + s->neg[s->k];
         s->k++;
         return 1;
     }
@@ -147,8 +147,8 @@ static inline int src_next(cal_src *s, double *v, double *p, double *w)
         s->i++;
     while (s->j < s->nn && s->ns[s->j] == u)
         s->j++;
-    double m = (double)(s->i - i0), q = (double)(s->j - j0);
-    *v = u + 0.0, *p = m, *w = m + q;
+    double m = (double)(s->i - i0), k = (double)(s->j - j0);
+    *v = u + 0.0, *p = m, *q = k, *w = m + k;
     return 1;
 }
 
@@ -158,8 +158,8 @@ static void bin_cells(cal_src *s, long long B, int mass, const double *edges, do
                       double *sm)
 {
     const double Bd = (double)B;
-    double below = 0.0, v, pos, wt;
-    while (src_next(s, &v, &pos, &wt)) {
+    double below = 0.0, v, pos, neg, wt;
+    while (src_next(s, &v, &pos, &neg, &wt)) {
         long long lo = 0, hi = B - 1; /* the answer: how many of the B - 1 edges pass */
         if (mass) {
             double lhs = below * Bd;
@@ -533,20 +533,22 @@ static inline void brier_add(csum *mcb, csum *dsc, int corp, double v, double p,
  *   murphy: MCB += wt (s - ybar)^2, DSC += wt (ybar - obar)^2;
  *   corp:   MCB += wt (s - ybar)^2 - wt (c - ybar)^2, DSC += wt (c - obar)^2 (c: the cell's block's
  *           P / W);
- * each over n, UNC = obar (1 - obar), MCB NaN when a score is outside [0, 1] (brier_of_split below:
+ * each over n, UNC = obar (N / n) (N: the negatives' weight, summed as P is: 1 - obar would lose the
+ * digits of a rare negative class to cancellation), MCB NaN when a score is outside [0, 1] (brier_of_split below:
  * the same numbers of a summary of unit cases from its classes' scores).  -1: out of memory. */
 static int brier_group(const cal_src *s0, int corp, blk_stack *st, double out[3])
 {
     cal_src s = *s0;
-    double n = 0.0, P = 0.0, v, p, w;
+    double n = 0.0, P = 0.0, N = 0.0, v, p, q, w;
     int outside = 0;
     Py_ssize_t c = 0;
     st->top = 0;
-    while (src_next(&s, &v, &p, &w)) {
+    while (src_next(&s, &v, &p, &q, &w)) {
         if (!(w > 0))
             continue;
         n += w;
         P += p;
+        N += q;
         outside |= v < 0.0 || v > 1.0;
         if (corp && blk_push(st, p, w, c, 0) < 0)
             return -1;
@@ -557,7 +559,7 @@ static int brier_group(const cal_src *s0, int corp, blk_stack *st, double out[3]
     Py_ssize_t blk = -1, next = 0; /* the block of the live cell c, and the first cell of the next */
     s = *s0;
     c = 0;
-    while (src_next(&s, &v, &p, &w)) {
+    while (src_next(&s, &v, &p, &q, &w)) {
         if (!(w > 0))
             continue;
         if (corp)
@@ -567,7 +569,7 @@ static int brier_group(const cal_src *s0, int corp, blk_stack *st, double out[3]
     }
     out[0] = outside ? NAN : cs_val(&mcb) / n;
     out[1] = cs_val(&dsc) / n;
-    out[2] = obar * (1.0 - obar);
+    out[2] = obar * (N / n);
     return 0;
 }
 
@@ -907,7 +909,7 @@ static int brier_of_split(const double *ps, Py_ssize_t np_, const double *ns, Py
         return -1;
     out[0] = outside ? NAN : cs_val(&mcb) / n;
     out[1] = cs_val(&dsc) / n;
-    out[2] = obar * (1.0 - obar);
+    out[2] = obar * ((double)nn / n);
     return 0;
 }
 

@@ -272,7 +272,8 @@ def brier_groups(
     positives, obar the group's and c the cell's PAV recalibration, over n = sum wt:
     murphy MCB = sum wt (s - ybar)^2, DSC = sum wt (ybar - obar)^2; corp MCB = sum wt (s - ybar)^2
     - wt (c - ybar)^2, DSC = sum wt (c - obar)^2 (PAV: each block's residuals sum to 0, so no
-    difference of two large sums); UNC = obar (1 - obar).  NaN with no case; MCB also NaN when a
+    difference of two large sums); UNC = obar (N / n), N the negatives' weight (1 - obar would lose
+    the digits of a rare negative class).  NaN with no case; MCB also NaN when a
     score is outside [0, 1] (it compares scores with frequencies; DSC and UNC read only the order
     of the scores and the targets).
     """
@@ -327,8 +328,8 @@ def brier_unc(h: ScoreHistogram) -> float:
     split = h.split()
     if split is not None:
         P, N = len(split[0]), len(split[1])
-        obar = float(P) / float(P + N)
-        return obar * (1.0 - obar)
+        n = float(P + N)
+        return (float(P) / n) * (float(N) / n)
     return brier_parts(h, "murphy")[2]
 
 

@@ -363,10 +363,12 @@ def _murphy_plan(part: int) -> Callable[[Any], Plan | None]:
 
 
 def _unc_value(t: np.ndarray) -> np.ndarray:
-    """BRIER_UNC: o (1 - o), o = P / n (NaN without a case)."""
+    """BRIER_UNC: (P / n) (N / n) (NaN without a case; not o (1 - o), whose 1 - o loses the digits of a
+    rare negative class).
+    """
     with np.errstate(all="ignore"):
-        o = t[:, 0] / (t[:, 0] + t[:, 1])
-        return o * (1.0 - o)
+        n = t[:, 0] + t[:, 1]
+        return (t[:, 0] / n) * (t[:, 1] / n)
 
 
 # -- the ROC area ------------------------------------------------------------------------------------
